@@ -1,0 +1,18 @@
+"""Development example: the variants and the trainable used by
+``softlearning run_example_* examples.development``."""
+
+from examples.utils import get_parser as _get_parser
+
+from .variants import get_variant_spec
+
+
+def get_parser():
+    return _get_parser(algorithms=('SAC',), policies=('gaussian',))
+
+
+def get_trainable_class(args=None):
+    from .main import ExperimentRunner
+    return ExperimentRunner
+
+
+__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec']

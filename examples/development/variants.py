@@ -1,0 +1,213 @@
+"""Variant specs of the development example: ``get_variant_spec(args)``.
+
+A variant is a nested dict naming each component's class and config; it may
+hold Tune search spaces (the seed is one). Per universe/domain/task defaults
+live in the tables below; the command line overrides them.
+"""
+
+import copy
+
+from ray import tune
+
+from softlearning.environments import resolve_task
+
+DEFAULT_KEY = '__default__'
+
+# Hidden layer sizes of the policy and the Q-functions.
+M = 256
+
+MAX_PATH_LENGTH = {
+    DEFAULT_KEY: 1000,
+    'gym': {DEFAULT_KEY: 1000, 'Pendulum': 200},
+}
+
+# Epochs of EPOCH_LENGTH environment steps each.
+NUM_EPOCHS = {
+    DEFAULT_KEY: 200,
+    'gym': {
+        DEFAULT_KEY: 200,
+        'Pendulum': 10,          # 10,000 steps: SAC's quick start
+        'HalfCheetah': 3000,
+        'Hopper': 1000,
+        'Walker2d': 3000,
+        'Ant': 3000,
+        'Humanoid': 10000,
+    },
+    'dm_control': {DEFAULT_KEY: 1000},
+    'pybullet': {DEFAULT_KEY: 1000},
+}
+
+EPOCH_LENGTH = {DEFAULT_KEY: 1000}
+
+# Uniform-random warm-up steps before the first update.
+N_INITIAL_EXPLORATION_STEPS = {
+    DEFAULT_KEY: 10000,
+    'gym': {DEFAULT_KEY: 10000, 'Pendulum': 1000},
+}
+
+ALGORITHM_PARAMS_PER_DOMAIN = {
+    DEFAULT_KEY: {},
+    'gym': {
+        DEFAULT_KEY: {},
+        # Pendulum's 200-step episodes and small state learn faster with a
+        # larger learning rate (as in common tuned SAC settings).
+        'Pendulum': {'policy_lr': 1e-3, 'Q_lr': 1e-3, 'alpha_lr': 1e-3,
+                     'eval_n_episodes': 5},
+    },
+}
+
+ALGORITHM_PARAMS_BASE = {
+    'config': {
+        'train_every_n_steps': 1,
+        'n_train_repeat': 1,
+        # Env steps collected between fused update calls; see rl_algorithm.py.
+        'fused_steps': 50,
+        'batch_size': 256,
+        'eval_n_episodes': 3,
+        'eval_deterministic': True,
+    },
+}
+
+ALGORITHM_PARAMS_ADDITIONAL = {
+    'SAC': {
+        'class_name': 'SAC',
+        'config': {
+            'policy_lr': 3e-4,
+            'Q_lr': 3e-4,
+            'alpha_lr': 3e-4,
+            'initial_alpha': 1.0,
+            'target_update_interval': 1,
+            'tau': 5e-3,
+            'target_entropy': 'auto',
+            'discount': 0.99,
+            'reward_scale': 1.0,
+            'jit_compile': False,
+        },
+    },
+}
+
+POLICIES = {'gaussian': 'FeedforwardGaussianPolicy'}
+
+# Eager TensorFlow runs ~10 updates/s: debug epochs are tiny on purpose.
+DEBUG_OVERRIDES = {'n_epochs': 2, 'epoch_length': 100,
+                   'n_initial_exploration_steps': 50, 'eval_n_episodes': 1}
+
+
+def lookup(table, universe, domain):
+    """The domain's entry of a {universe: {domain: value}} table, else the
+    universe's default, else the global default."""
+    universe_table = table.get(universe, {})
+    return universe_table.get(
+        domain, universe_table.get(DEFAULT_KEY, table[DEFAULT_KEY]))
+
+
+def get_environment_params(universe, domain, task):
+    return {'universe': universe, 'domain': domain, 'task': task,
+            'kwargs': {}}
+
+
+def get_algorithm_params(args, universe, domain):
+    params = copy.deepcopy(ALGORITHM_PARAMS_BASE)
+    additional = copy.deepcopy(ALGORITHM_PARAMS_ADDITIONAL[args.algorithm])
+    params['class_name'] = additional['class_name']
+    params['config'].update(additional['config'])
+    params['config'].update({
+        'n_epochs': lookup(NUM_EPOCHS, universe, domain),
+        'epoch_length': lookup(EPOCH_LENGTH, universe, domain),
+        'n_initial_exploration_steps': lookup(
+            N_INITIAL_EXPLORATION_STEPS, universe, domain),
+        'max_path_length': lookup(MAX_PATH_LENGTH, universe, domain),
+    })
+    params['config'].update(
+        lookup(ALGORITHM_PARAMS_PER_DOMAIN, universe, domain))
+    return params
+
+
+def get_variant_spec_base(args, universe, domain, task):
+    algorithm_params = get_algorithm_params(args, universe, domain)
+    config = algorithm_params['config']
+    if args.mode == 'debug':
+        config.update(DEBUG_OVERRIDES)
+    overrides = {'n_epochs': args.n_epochs, 'epoch_length': args.epoch_length,
+                 'max_path_length': args.max_path_length}
+    config.update({key: value for key, value in overrides.items()
+                   if value is not None})
+    config['n_initial_exploration_steps'] = min(
+        config['n_initial_exploration_steps'],
+        config['n_epochs'] * config['epoch_length'])
+
+    environment_params = get_environment_params(universe, domain, task)
+    return {
+        'environment_params': {
+            'training': environment_params,
+            'evaluation': copy.deepcopy(environment_params),
+        },
+        'policy_params': {
+            'class_name': POLICIES[args.policy],
+            'config': {'hidden_layer_sizes': (M, M), 'activation': 'relu'},
+        },
+        'exploration_policy_params': {'class_name': 'UniformPolicy',
+                                      'config': {}},
+        'Q_params': {
+            'class_name': 'double_feedforward_Q_function',
+            'config': {'hidden_layer_sizes': (M, M), 'activation': 'relu'},
+        },
+        'algorithm_params': algorithm_params,
+        'replay_pool_params': {
+            'class_name': 'SimpleReplayPool',
+            'config': {'max_size': int(1e6)},
+        },
+        'sampler_params': {
+            'class_name': 'SimpleSampler',
+            'config': {'max_path_length': config['max_path_length']},
+        },
+        'run_params': {
+            'seed': (tune.randint(0, 10000) if args.seed is None
+                     else args.seed),
+            'checkpoint_at_end': True,
+            'checkpoint_frequency': 0,
+            'run_eagerly': (args.mode == 'debug' if args.run_eagerly is None
+                            else args.run_eagerly),
+            'tf_num_threads': None,
+        },
+    }
+
+
+def set_by_path(variant_spec, dotted_key, value):
+    """Sets ``variant_spec['a']['b']`` from 'a.b'; unknown keys are an error
+    naming the valid ones (new keys are allowed only inside a 'config')."""
+    keys = dotted_key.split('.')
+    node = variant_spec
+    for depth, key in enumerate(keys[:-1]):
+        if not isinstance(node, dict) or key not in node:
+            valid = sorted(node) if isinstance(node, dict) else []
+            raise ValueError(
+                f"Unknown variant key '{'.'.join(keys[:depth + 1])}' in "
+                f"--config {dotted_key}; valid keys here: {valid}")
+        node = node[key]
+    last = keys[-1]
+    if not isinstance(node, dict) or (
+            last not in node and keys[-2:-1] != ['config']):
+        valid = sorted(node) if isinstance(node, dict) else []
+        raise ValueError(f"Unknown variant key '{dotted_key}' in --config; "
+                         f"valid keys here: {valid}")
+    if isinstance(value, dict) and set(value) == {'grid_search'}:
+        value = tune.grid_search(value['grid_search'])
+    node[last] = value
+
+
+def get_variant_spec(args):
+    """Builds the variant spec; bad environments fail here, before Ray or
+    TensorFlow start, with the valid choices."""
+    universe, domain = args.universe, args.domain
+    task = resolve_task(universe, domain, args.task)
+    variant_spec = get_variant_spec_base(args, universe, domain, task)
+
+    run_params = variant_spec['run_params']
+    if args.checkpoint_frequency is not None:
+        run_params['checkpoint_frequency'] = args.checkpoint_frequency
+    if args.checkpoint_at_end is not None:
+        run_params['checkpoint_at_end'] = args.checkpoint_at_end
+    for key, value in args.config:
+        set_by_path(variant_spec, key, value)
+    return variant_spec

@@ -1,0 +1,191 @@
+"""Runs an example's variant as a Ray Tune experiment (or, for debugging, in
+this process).
+
+    run_example_local('examples.development', ['--domain', 'Pendulum', ...])
+    run_example_debug('examples.development', [...])
+"""
+
+import csv
+import datetime
+import importlib
+import json
+import math
+import os
+import sys
+
+DEFAULT_EXAMPLE = 'examples.development'
+
+
+class ExampleError(Exception):
+    """A bad command line or variant: reported in one line, no traceback."""
+
+
+def _load_example(example_module_name):
+    try:
+        return importlib.import_module(example_module_name)
+    except ModuleNotFoundError as error:
+        raise ExampleError(
+            f"Cannot import example module '{example_module_name}' "
+            f"({error}); e.g. use '{DEFAULT_EXAMPLE}'.") from None
+
+
+def parse_example(example_module_name, example_argv, mode):
+    """Parses the example's options and builds its variant spec. Everything
+    that can be wrong with the input fails here, before any long work."""
+    example = _load_example(example_module_name)
+    parser = example.get_parser()
+    parser.prog = f'softlearning run_example_{mode} {example_module_name}'
+    args = parser.parse_args(example_argv)
+    if mode == 'debug':
+        args.mode = 'debug'
+    try:
+        variant_spec = example.get_variant_spec(args)
+    except ValueError as error:
+        parser.error(str(error))
+    run_params = variant_spec['run_params']
+    if run_params.get('tf_num_threads') is None:
+        run_params['tf_num_threads'] = max(1, math.ceil(_trial_cpus(args)))
+    return example, args, variant_spec
+
+
+def _trial_cpus(args):
+    if args.resources_per_trial:
+        return args.resources_per_trial.get('cpu', 1)
+    return args.trial_cpus
+
+
+def _experiment_dir(args, variant_spec):
+    environment = variant_spec['environment_params']['training']
+    timestamp = datetime.datetime.now().strftime('%Y-%m-%dT%H-%M-%S')
+    storage_path = os.path.join(
+        os.path.abspath(os.path.expanduser(args.local_dir)),
+        environment['universe'], environment['domain'], environment['task'])
+    return storage_path, f'{timestamp}-{args.exp_name}'
+
+
+def _trial_name_creator(template):
+    def create(trial):
+        return template.format(trial=trial)
+    return create
+
+
+def run_example_local(example_module_name, example_argv=None):
+    """Runs the example as a Tune experiment on a local Ray instance."""
+    example, args, variant_spec = parse_example(
+        example_module_name, example_argv, 'local')
+
+    import ray
+    from ray import tune
+
+    storage_path, experiment_name = _experiment_dir(args, variant_spec)
+    resources_per_trial = args.resources_per_trial or {
+        'cpu': args.trial_cpus, 'gpu': args.trial_gpus}
+    run_params = variant_spec['run_params']
+
+    ray.init(num_cpus=args.cpus, num_gpus=args.gpus,
+             resources=args.resources, include_dashboard=False)
+    try:
+        tuner = tune.Tuner(
+            tune.with_resources(example.get_trainable_class(args),
+                                resources_per_trial),
+            param_space=variant_spec,
+            tune_config=tune.TuneConfig(
+                num_samples=args.num_samples,
+                trial_name_creator=_trial_name_creator(
+                    args.trial_name_template),
+                trial_dirname_creator=_trial_name_creator(
+                    args.trial_name_template)),
+            run_config=tune.RunConfig(
+                name=experiment_name,
+                storage_path=storage_path,
+                checkpoint_config=tune.CheckpointConfig(
+                    checkpoint_frequency=run_params['checkpoint_frequency'],
+                    checkpoint_at_end=run_params['checkpoint_at_end']),
+                failure_config=tune.FailureConfig(
+                    max_failures=args.max_failures),
+                verbose=args.verbose))
+        results = tuner.fit()
+    finally:
+        ray.shutdown()
+    return _report(results, os.path.join(storage_path, experiment_name))
+
+
+def _report(results, experiment_dir):
+    print(f"\nResults: {experiment_dir}")
+    failed = 0
+    for result in results:
+        metrics = result.metrics or {}
+        evaluation = metrics.get('evaluation', {}).get('return-mean')
+        status = 'ERROR' if result.error else 'OK'
+        failed += bool(result.error)
+        line = f"  [{status}] {result.path}"
+        if evaluation is not None:
+            line += (f"  epoch {metrics.get('epoch')}, evaluation return-mean "
+                     f"{evaluation:.1f}")
+        print(line)
+        if result.error:
+            print(f"    {type(result.error).__name__}: {result.error}")
+    return 1 if failed else 0
+
+
+# Debug mode: one trial in this process, so pdb and prints just work. -----
+
+def _flatten(diagnostics, prefix=''):
+    flat = {}
+    for key, value in diagnostics.items():
+        name = f'{prefix}{key}'
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f'{name}/'))
+        else:
+            flat[name] = value
+    return flat
+
+
+def _resolve_variant(variant_spec):
+    """Samples one variant from a spec that may hold Tune search spaces."""
+    from ray.tune.search.variant_generator import generate_variants
+    _, variant = next(generate_variants(variant_spec))
+    return variant
+
+
+def run_example_debug(example_module_name, example_argv=None):
+    """Runs one trial of the example in this process, eagerly, with small
+    epochs; writes progress.csv and result.json like a Tune trial."""
+    example, args, variant_spec = parse_example(
+        example_module_name, example_argv, 'debug')
+    variant = _resolve_variant(variant_spec)
+    storage_path, experiment_name = _experiment_dir(args, variant_spec)
+    trial_dir = os.path.join(
+        storage_path, experiment_name,
+        f"debug-seed={variant['run_params']['seed']}")
+    os.makedirs(trial_dir, exist_ok=True)
+    with open(os.path.join(trial_dir, 'params.json'), 'w') as f:
+        json.dump(variant, f, indent=2, default=str)
+
+    trainable = example.get_trainable_class(args)(config=variant)
+    rows = []
+    with open(os.path.join(trial_dir, 'result.json'), 'w') as result_file:
+        while True:
+            result = trainable.train()
+            flat = _flatten(result)
+            rows.append(flat)
+            result_file.write(json.dumps(result, default=float) + '\n')
+            result_file.flush()
+            if result.get('done'):
+                break
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    with open(os.path.join(trial_dir, 'progress.csv'), 'w', newline='') as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    trainable.stop()
+    print(f"\nResults: {trial_dir}")
+    return 0
+
+
+def main_with_errors_reported(function, *args):
+    try:
+        return function(*args)
+    except ExampleError as error:
+        print(f"softlearning: error: {error}", file=sys.stderr)
+        return 2

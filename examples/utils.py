@@ -1,0 +1,145 @@
+"""Command-line options shared by the example scripts."""
+
+import argparse
+import json
+
+from softlearning.environments import UNIVERSES
+
+DEFAULT_TRIAL_NAME_TEMPLATE = 'id={trial.trial_id}-seed={trial.config[run_params][seed]}'
+
+
+def str2bool(value):
+    if isinstance(value, bool):
+        return value
+    lowered = value.lower()
+    if lowered in ('true', 't', 'yes', 'y', '1'):
+        return True
+    if lowered in ('false', 'f', 'no', 'n', '0'):
+        return False
+    raise argparse.ArgumentTypeError(
+        f"invalid boolean value '{value}' (choose from True, False)")
+
+
+def json_dict(value):
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(
+            f"invalid JSON '{value}': {error.msg}") from None
+    if not isinstance(parsed, dict):
+        raise argparse.ArgumentTypeError(
+            f"expected a JSON object, got '{value}'")
+    return parsed
+
+
+def key_value(value):
+    if '=' not in value:
+        raise argparse.ArgumentTypeError(
+            f"expected KEY=VALUE (e.g. algorithm_params.config.discount=0.98)"
+            f", got '{value}'")
+    key, raw = value.split('=', 1)
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        parsed = raw  # a bare string
+    return key, parsed
+
+
+def positive_int(value):
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return number
+
+
+def add_environment_options(parser):
+    group = parser.add_argument_group('environment')
+    group.add_argument('--universe', type=str, default='gym', choices=UNIVERSES,
+                       help='Which environment suite (default: %(default)s).')
+    group.add_argument('--domain', type=str, default='Pendulum',
+                       help="Environment family, e.g. Pendulum, HalfCheetah "
+                            "(gym), cheetah (dm_control), HalfCheetahBulletEnv "
+                            "(pybullet). Default: %(default)s.")
+    group.add_argument('--task', type=str, default='v1',
+                       help="Task within the domain, e.g. v1, v5 (gym), run "
+                            "(dm_control), v0 (pybullet). Default: %(default)s.")
+
+
+def get_parser(algorithms=('SAC',), policies=('gaussian',)):
+    parser = argparse.ArgumentParser(
+        description='Train a maximum-entropy RL agent as a Ray Tune experiment.',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            'examples:\n'
+            '  softlearning run_example_local examples.development '
+            '--algorithm SAC --universe gym --domain Pendulum --task v1\n'
+            '  softlearning run_example_local examples.development '
+            '--universe dm_control --domain cheetah --task run\n'
+            '  softlearning run_example_debug examples.development '
+            '--universe gym --domain HalfCheetah --task v5\n'))
+    add_environment_options(parser)
+
+    group = parser.add_argument_group('algorithm and variant')
+    group.add_argument('--algorithm', type=str, default='SAC',
+                       choices=algorithms)
+    group.add_argument('--policy', type=str, default='gaussian',
+                       choices=policies)
+    group.add_argument('--n-epochs', type=positive_int, default=None,
+                       help='Override the number of epochs.')
+    group.add_argument('--epoch-length', type=positive_int, default=None,
+                       help='Override the environment steps per epoch.')
+    group.add_argument('--max-path-length', type=positive_int, default=None,
+                       help='Override the maximum episode length.')
+    group.add_argument('--seed', type=int, default=None,
+                       help='Fix the seed (default: each trial draws one).')
+    group.add_argument('--config', type=key_value, action='append',
+                       default=[], metavar='KEY=VALUE',
+                       help='Override any variant entry by its dotted path, '
+                            'e.g. algorithm_params.config.discount=0.98. '
+                            'VALUE is JSON; {"grid_search": [...]} makes a '
+                            'Tune grid search. Repeatable.')
+    group.add_argument('--mode', type=str, default='local',
+                       choices=('local', 'debug'),
+                       help="'debug' shrinks epochs so bugs show in seconds.")
+    group.add_argument('--run-eagerly', type=str2bool, default=None,
+                       help='Run TensorFlow functions eagerly (default: True '
+                            'in debug mode, False otherwise).')
+
+    group = parser.add_argument_group('experiment')
+    group.add_argument('--exp-name', type=str, default='experiment',
+                       help='Name of the experiment (default: %(default)s).')
+    group.add_argument('--local-dir', type=str, default='~/ray_results',
+                       help='Root folder of the results (default: '
+                            '%(default)s); results go to LOCAL_DIR/'
+                            '<universe>/<domain>/<task>/<timestamp>-<exp-name>.')
+    group.add_argument('--num-samples', type=positive_int, default=1,
+                       help='Trials per variant (each with its own seed).')
+    group.add_argument('--trial-name-template', type=str,
+                       default=DEFAULT_TRIAL_NAME_TEMPLATE,
+                       help='Python format string of a trial name '
+                            '(default: %(default)s).')
+    group.add_argument('--checkpoint-frequency', type=int, default=None,
+                       help='Save a checkpoint every N epochs (0: never).')
+    group.add_argument('--checkpoint-at-end', type=str2bool, default=None,
+                       help='Save a checkpoint when a trial ends.')
+    group.add_argument('--max-failures', type=int, default=3,
+                       help='Restarts of a failed trial (default: %(default)s).')
+    group.add_argument('--verbose', type=int, default=1, choices=(0, 1, 2),
+                       help='Tune verbosity (default: %(default)s).')
+
+    group = parser.add_argument_group('resources')
+    group.add_argument('--cpus', type=int, default=None,
+                       help='CPUs for ray.init (default: all).')
+    group.add_argument('--gpus', type=int, default=None,
+                       help='GPUs for ray.init (default: all).')
+    group.add_argument('--resources', type=json_dict, default=None,
+                       help='Custom resources for ray.init, as JSON.')
+    group.add_argument('--trial-cpus', type=float, default=1,
+                       help='CPUs per trial (default: %(default)s).')
+    group.add_argument('--trial-gpus', type=float, default=0,
+                       help='GPUs per trial (default: %(default)s).')
+    group.add_argument('--resources-per-trial', type=json_dict, default=None,
+                       help='Tune resources per trial as JSON, e.g. '
+                            '\'{"cpu": 2, "gpu": 0}\'; overrides '
+                            '--trial-cpus/--trial-gpus.')
+    return parser

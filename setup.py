@@ -1,0 +1,21 @@
+from setuptools import find_packages, setup
+
+with open('requirements.txt') as f:
+    install_requires = [line.strip() for line in f
+                        if line.strip() and not line.startswith('#')]
+
+setup(
+    name='softlearning',
+    version='0.1.0',
+    description='Maximum-entropy reinforcement learning (Soft Actor-Critic) '
+                'on TensorFlow 2 and Ray Tune.',
+    packages=find_packages(include=('softlearning*', 'examples*')),
+    python_requires='>=3.11',
+    install_requires=install_requires,
+    extras_require={'test': ['pytest>=8']},
+    entry_points={
+        'console_scripts': [
+            'softlearning=softlearning.scripts.console_scripts:main',
+        ],
+    },
+)

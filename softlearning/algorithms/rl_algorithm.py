@@ -1,0 +1,238 @@
+"""The epoch loop shared by the off-policy algorithms.
+
+``train()`` is a generator: each ``next()`` runs one epoch (collect ->
+add to pool -> train -> evaluate) and yields a nested diagnostics dict.
+
+Update schedule. ``n_train_repeat`` gradient updates are taken for every
+``train_every_n_steps`` environment steps. For speed the loop collects
+``fused_steps`` environment steps at a time and then runs all the updates
+those steps are owed in one compiled call (see ``_do_training``). The
+update-to-data ratio is unchanged; the policy that acts is at most
+``fused_steps`` steps behind the one that would act with per-step updates
+(the "policy lag"). ``fused_steps=1`` gives the classic interleaving.
+"""
+
+import time
+
+import numpy as np
+
+from softlearning.samplers import path_statistics, rollouts
+
+
+class Timer:
+    """Accumulates wall-clock seconds per named phase of an epoch."""
+
+    PHASES = ('sample', 'train', 'evaluation', 'diagnostics')
+
+    def __init__(self):
+        self.seconds = dict.fromkeys(self.PHASES, 0.0)
+
+    def __call__(self, name):
+        timer = self
+
+        class _Phase:
+            def __enter__(self):
+                self.start = time.perf_counter()
+
+            def __exit__(self, *exc):
+                timer.seconds[name] += time.perf_counter() - self.start
+        return _Phase()
+
+
+class RLAlgorithm:
+
+    def __init__(self,
+                 pool,
+                 sampler,
+                 policy,
+                 training_environment,
+                 evaluation_environment=None,
+                 initial_exploration_policy=None,
+                 n_epochs=1000,
+                 epoch_length=1000,
+                 n_train_repeat=1,
+                 train_every_n_steps=1,
+                 fused_steps=1,
+                 batch_size=256,
+                 min_pool_size=None,
+                 n_initial_exploration_steps=0,
+                 eval_n_episodes=1,
+                 eval_deterministic=True,
+                 max_path_length=1000,
+                 iteration_callbacks=(),
+                 seed=None):
+        if fused_steps % train_every_n_steps:
+            raise ValueError(
+                f"fused_steps ({fused_steps}) must be a multiple of "
+                f"train_every_n_steps ({train_every_n_steps}).")
+        self._pool = pool
+        self._sampler = sampler
+        self._policy = policy
+        self._training_environment = training_environment
+        self._evaluation_environment = evaluation_environment
+        self._initial_exploration_policy = initial_exploration_policy
+        self._n_epochs = int(n_epochs)
+        self._epoch_length = int(epoch_length)
+        self._n_train_repeat = int(n_train_repeat)
+        self._train_every_n_steps = int(train_every_n_steps)
+        self._fused_steps = int(fused_steps)
+        self._batch_size = int(batch_size)
+        self._min_pool_size = int(min_pool_size or batch_size)
+        self._n_initial_exploration_steps = int(n_initial_exploration_steps)
+        self._eval_n_episodes = int(eval_n_episodes)
+        self._eval_deterministic = eval_deterministic
+        self._max_path_length = int(max_path_length)
+        self._iteration_callbacks = list(iteration_callbacks)
+        self._seed = seed
+
+        # Counters; part of the algorithm's checkpointable state.
+        self._epoch = 0
+        self._total_timestep = 0
+        self._num_train_steps = 0
+
+    # Subclass interface ----------------------------------------------------
+
+    # Names of the floats ``_do_training`` returns; reported as NaN in epochs
+    # without updates so that every epoch's result has the same columns.
+    training_diagnostic_keys = ()
+
+    def _do_training(self, batches):
+        """Runs ``len(batches)`` gradient updates; returns a dict of floats."""
+        raise NotImplementedError
+
+    def get_diagnostics(self, batch):
+        """Algorithm-specific diagnostics on a pool batch (numpy)."""
+        return {}
+
+    # The loop ---------------------------------------------------------------
+
+    def get_state(self):
+        """Counters a checkpoint needs to continue where training stopped."""
+        return {'epoch': self._epoch,
+                'total_timestep': self._total_timestep,
+                'num_train_steps': self._num_train_steps}
+
+    def set_state(self, state):
+        self._epoch = state['epoch']
+        self._total_timestep = state['total_timestep']
+        self._num_train_steps = state['num_train_steps']
+
+    @property
+    def epoch(self):
+        return self._epoch
+
+    @property
+    def total_timestep(self):
+        return self._total_timestep
+
+    @property
+    def num_train_steps(self):
+        return self._num_train_steps
+
+    def _updates_owed(self, start_timestep, n_steps):
+        """Updates for env timesteps start+1 .. start+n: ``n_train_repeat``
+        at every multiple of ``train_every_n_steps``."""
+        every = self._train_every_n_steps
+        multiples = ((start_timestep + n_steps) // every
+                     - start_timestep // every)
+        return multiples * self._n_train_repeat
+
+    def _ready_to_train(self):
+        return (self._pool.size >= self._min_pool_size
+                and self._total_timestep >= self._n_initial_exploration_steps)
+
+    def _collect_and_train(self, n_steps, timer, training_stats):
+        exploring = (self._total_timestep < self._n_initial_exploration_steps
+                     and self._initial_exploration_policy is not None)
+        policy = (self._initial_exploration_policy if exploring
+                  else self._policy)
+        with timer('sample'):
+            self._sampler.sample(n_steps, policy)
+        start = self._total_timestep
+        self._total_timestep += n_steps
+        if not self._ready_to_train():
+            return
+        n_updates = self._updates_owed(start, n_steps)
+        if n_updates == 0:
+            return
+        with timer('train'):
+            batches = self._pool.random_batches(n_updates, self._batch_size)
+            stats = self._do_training(batches)
+        self._num_train_steps += n_updates
+        for key, value in stats.items():
+            training_stats.setdefault(key, []).append((value, n_updates))
+
+    def _steps_until_boundary(self, steps_done):
+        """Steps for the next collect call: at most ``fused_steps``, never
+        past the end of the epoch or of the warm-up phase."""
+        n = min(self._fused_steps, self._epoch_length - steps_done)
+        if self._total_timestep < self._n_initial_exploration_steps:
+            n = min(n, self._n_initial_exploration_steps - self._total_timestep)
+        return n
+
+    def _run_epoch(self):
+        timer = Timer()
+        training_stats = {}
+        epoch_start = time.perf_counter()
+        for callback in self._iteration_callbacks:
+            callback(self, self._epoch)
+        self._sampler.start_epoch()
+        steps_done = 0
+        while steps_done < self._epoch_length:
+            n_steps = self._steps_until_boundary(steps_done)
+            self._collect_and_train(n_steps, timer, training_stats)
+            steps_done += n_steps
+
+        with timer('evaluation'):
+            evaluation = self._evaluate()
+        with timer('diagnostics'):
+            diagnostics = self._diagnostics(training_stats, evaluation)
+        self._epoch += 1
+        timer.seconds['epoch'] = time.perf_counter() - epoch_start
+        diagnostics['times'] = timer.seconds
+        diagnostics['timesteps_per_second'] = (
+            self._epoch_length / timer.seconds['epoch'])
+        diagnostics['epoch'] = self._epoch
+        diagnostics['total_timestep'] = self._total_timestep
+        diagnostics['num_train_steps'] = self._num_train_steps
+        return diagnostics
+
+    def train(self):
+        """Generator over epochs, starting from the current epoch counter
+        (so a restored algorithm continues where it stopped)."""
+        while self._epoch < self._n_epochs:
+            yield self._run_epoch()
+
+    # Evaluation and diagnostics ------------------------------------------
+
+    def _evaluate(self):
+        if self._evaluation_environment is None or self._eval_n_episodes < 1:
+            return {}
+        with self._policy.set_deterministic(self._eval_deterministic):
+            paths = rollouts(self._eval_n_episodes,
+                             self._evaluation_environment, self._policy,
+                             self._max_path_length)
+        return path_statistics([p['return'] for p in paths],
+                               [p['length'] for p in paths])
+
+    def _diagnostics(self, training_stats, evaluation):
+        diagnostics = {
+            'training': self._sampler.get_diagnostics(),
+            'evaluation': evaluation,
+        }
+        # Update statistics: means over this epoch's updates, weighted by
+        # how many updates each fused call ran.
+        for key in self.training_diagnostic_keys:
+            if key not in training_stats:
+                diagnostics[key] = float('nan')
+                continue
+            values = np.array(training_stats[key], dtype=np.float64)
+            diagnostics[key] = float(
+                np.sum(values[:, 0] * values[:, 1]) / np.sum(values[:, 1]))
+        if self._pool.size > 0:
+            batch = self._pool.random_batch(self._batch_size)
+            diagnostics['policy'] = self._policy.get_diagnostics(
+                batch['observations'])
+            diagnostics.update(self.get_diagnostics(batch))
+        diagnostics['replay_pool'] = {'size': self._pool.size}
+        return diagnostics

@@ -1,0 +1,77 @@
+"""Environment adapters: one interface over gymnasium, dm_control and pybullet.
+
+``get_environment('gym', 'Pendulum', 'v1', {})`` builds an adapter;
+``get_environment_from_params({'universe': ..., 'domain': ..., 'task': ...,
+'kwargs': {...}})`` does the same from a variant's environment params.
+"""
+
+from .adapters.softlearning_env import SoftlearningEnv
+from .rendering import configure_offscreen_rendering
+
+# Before gymnasium or dm_control import MuJoCo's renderer.
+configure_offscreen_rendering()
+
+
+def _gym_adapter():
+    from .adapters.gymnasium_adapter import GymnasiumAdapter
+    return GymnasiumAdapter
+
+
+def _dm_control_adapter():
+    from .adapters.dm_control_adapter import DmControlAdapter
+    return DmControlAdapter
+
+
+def _pybullet_adapter():
+    from .adapters.pybullet_adapter import PybulletAdapter
+    return PybulletAdapter
+
+
+# Imported lazily: a gym-only user never pays for importing dm_control.
+ADAPTERS = {
+    'gym': _gym_adapter,
+    'dm_control': _dm_control_adapter,
+    'pybullet': _pybullet_adapter,
+}
+UNIVERSES = tuple(ADAPTERS)
+
+
+def get_adapter_class(universe):
+    if universe not in ADAPTERS:
+        raise ValueError(
+            f"Unknown universe '{universe}'. Valid universes: "
+            f"{', '.join(UNIVERSES)}")
+    return ADAPTERS[universe]()
+
+
+def get_environment(universe, domain, task, environment_kwargs=None):
+    return get_adapter_class(universe)(
+        domain, task, **(environment_kwargs or {}))
+
+
+def get_environment_from_params(environment_params):
+    return get_environment(
+        environment_params['universe'],
+        environment_params['domain'],
+        environment_params['task'],
+        environment_params.get('kwargs', {}))
+
+
+def resolve_task(universe, domain, task):
+    """Returns the canonical task name, or raises ValueError naming the valid
+    choices, without building the environment. Retired gym versions (``v3``)
+    resolve to the newest one with a notice."""
+    adapter_class = get_adapter_class(universe)
+    if universe == 'dm_control':
+        from .adapters.dm_control_adapter import validate_domain_task
+        validate_domain_task(domain, task)
+        return task
+    from .adapters.gymnasium_adapter import resolve_environment_id
+    adapter_class._register_environments()
+    environment_id = resolve_environment_id(
+        domain, task, universe, adapter_class._is_own_spec)
+    return environment_id.rsplit('-', 1)[1]
+
+
+__all__ = ['SoftlearningEnv', 'UNIVERSES', 'get_environment',
+           'get_environment_from_params', 'resolve_task']

@@ -1,0 +1,99 @@
+"""Adapter for the dm_control suite (observations are dicts)."""
+
+import numpy as np
+from gymnasium import spaces
+
+from .softlearning_env import SoftlearningEnv
+
+
+def registered_domains():
+    """{domain: sorted tasks} of the dm_control suite."""
+    from dm_control import suite
+    domains = {}
+    for domain, task in suite.ALL_TASKS:
+        domains.setdefault(domain, []).append(task)
+    return {domain: sorted(tasks) for domain, tasks in domains.items()}
+
+
+def validate_domain_task(domain, task):
+    domains = registered_domains()
+    if domain not in domains:
+        raise ValueError(
+            f"Unknown dm_control domain '{domain}'. Valid domains: "
+            f"{', '.join(sorted(domains))}")
+    if task not in domains[domain]:
+        raise ValueError(
+            f"Unknown dm_control task '{task}' for domain '{domain}'. Valid "
+            f"tasks: {', '.join(domains[domain])}")
+
+
+def _as_vector(value):
+    """dm_control reports some observations as scalars; store them as (1,)."""
+    return np.asarray(value, dtype=np.float32).reshape(-1)
+
+
+class DmControlAdapter(SoftlearningEnv):
+    """Wraps ``dm_control.suite.load(domain, task)``."""
+
+    def __init__(self, domain, task, observation_keys=None, seed=None,
+                 environment_kwargs=None, task_kwargs=None,
+                 render_kwargs=None):
+        super().__init__('dm_control', domain, task, observation_keys)
+        validate_domain_task(domain, task)
+        from dm_control import suite
+        task_kwargs = dict(task_kwargs or {})
+        task_kwargs.setdefault('random', seed)
+        self._env = suite.load(domain, task, task_kwargs=task_kwargs,
+                               environment_kwargs=environment_kwargs or {})
+        self._render_kwargs = {'width': 84, 'height': 84, 'camera_id': 0,
+                               **(render_kwargs or {})}
+
+        action_spec = self._env.action_spec()
+        self._set_action_bounds(action_spec.minimum, action_spec.maximum)
+        full_space = spaces.Dict({
+            key: spaces.Box(-np.inf, np.inf,
+                            shape=(int(np.prod(spec.shape)),),
+                            dtype=np.float32)
+            for key, spec in self._env.observation_spec().items()})
+        self._observation_space = self._select_observation_space(full_space)
+
+    @property
+    def unwrapped(self):
+        return self._env
+
+    @property
+    def physics(self):
+        return self._env.physics
+
+    @property
+    def max_episode_steps(self):
+        limit = self._env._step_limit
+        return None if limit == float('inf') else int(limit)
+
+    def _observation(self, time_step):
+        return {key: _as_vector(time_step.observation[key])
+                for key in self.observation_keys}
+
+    def reset(self, seed=None):
+        if seed is not None:
+            self._env.task._random = np.random.RandomState(seed)
+        return self._observation(self._env.reset())
+
+    def step(self, action):
+        time_step = self._env.step(self._denormalize_action(action))
+        # dm_control ends every episode with last(); a zero discount marks a
+        # true terminal, a non-zero one a time limit.
+        terminated = time_step.last() and time_step.discount == 0.0
+        truncated = time_step.last() and not terminated
+        return (self._observation(time_step), float(time_step.reward or 0.0),
+                bool(terminated), bool(truncated), {})
+
+    def render(self, width=None, height=None, camera_id=None):
+        return self._env.physics.render(
+            height=height or self._render_kwargs['height'],
+            width=width or self._render_kwargs['width'],
+            camera_id=(self._render_kwargs['camera_id']
+                       if camera_id is None else camera_id))
+
+    def close(self):
+        self._env.close()

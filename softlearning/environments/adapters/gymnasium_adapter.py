@@ -1,0 +1,149 @@
+"""Adapter for gymnasium environments (classic control, MuJoCo, ...)."""
+
+import sys
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .softlearning_env import SoftlearningEnv
+
+# A Box observation is exposed under this key, as in the original softlearning.
+DEFAULT_OBSERVATION_KEY = 'observations'
+
+
+def _is_legacy_mujoco_py(spec):
+    """gymnasium keeps v2/v3 MuJoCo ids registered, but they only raise."""
+    entry_point = spec.entry_point
+    return callable(entry_point) and 'mujoco_py' in getattr(
+        entry_point, '__name__', '')
+
+
+def _version(env_id):
+    return gym.envs.registration.parse_env_id(env_id)[2]
+
+
+def _is_pybullet(spec):
+    return str(spec.entry_point).startswith('pybullet_envs')
+
+
+def registered_domains(include=lambda spec: not _is_pybullet(spec)):
+    """{domain: sorted list of tasks (versions)} of the gymnasium registry."""
+    domains = {}
+    for env_id, spec in gym.registry.items():
+        namespace, name, version = gym.envs.registration.parse_env_id(env_id)
+        if namespace is not None or version is None:
+            continue
+        if _is_legacy_mujoco_py(spec) or not include(spec):
+            continue
+        domains.setdefault(name, []).append(f'v{version}')
+    return {name: sorted(tasks, key=lambda v: int(v[1:]))
+            for name, tasks in domains.items()}
+
+
+def resolve_environment_id(domain, task, universe='gym',
+                           include=lambda spec: not _is_pybullet(spec)):
+    """Returns a gymnasium id for ``domain``/``task`` or raises ValueError.
+
+    Old task names from the gym era (HalfCheetah ``v2``/``v3``) point to
+    environments gymnasium no longer ships; those map to the newest version
+    of the domain with a one-line notice.
+    """
+    domains = registered_domains(include)
+    if domain not in domains:
+        raise ValueError(
+            f"Unknown {universe} domain '{domain}'. Valid domains: "
+            f"{', '.join(sorted(domains))}")
+    env_id = f'{domain}-{task}'
+    spec = gym.registry.get(env_id)
+    if spec is not None and not _is_legacy_mujoco_py(spec):
+        return env_id
+    newest = domains[domain][-1]
+    if spec is not None:  # registered but retired (mujoco-py based)
+        new_id = f'{domain}-{newest}'
+        print(f"[softlearning] Notice: {env_id} needs mujoco-py, which "
+              f"gymnasium no longer ships; using {new_id} instead.",
+              file=sys.stderr)
+        return new_id
+    raise ValueError(
+        f"Unknown {universe} task '{task}' for domain '{domain}'. Valid tasks: "
+        f"{', '.join(domains[domain])}")
+
+
+class GymnasiumAdapter(SoftlearningEnv):
+    """Wraps ``gymnasium.make(f'{domain}-{task}', **kwargs)``."""
+
+    universe_name = 'gym'
+
+    def __init__(self, domain, task, observation_keys=None, render_mode=None,
+                 **kwargs):
+        super().__init__(self.universe_name, domain, task, observation_keys)
+        self._register_environments()
+        env_id = resolve_environment_id(
+            domain, task, self.universe_name, self._is_own_spec)
+        self.environment_id = env_id
+        self._env = gym.make(env_id, disable_env_checker=True,
+                             render_mode=render_mode, **kwargs)
+
+        if not isinstance(self._env.action_space, spaces.Box):
+            raise ValueError(
+                f"{env_id} has a {type(self._env.action_space).__name__} "
+                "action space; softlearning needs continuous (Box) actions.")
+        self._set_action_bounds(self._env.action_space.low,
+                                self._env.action_space.high)
+
+        raw_space = self._env.observation_space
+        if isinstance(raw_space, spaces.Dict):
+            full_space = raw_space
+            self._wrap_observation = dict
+        else:
+            full_space = spaces.Dict({DEFAULT_OBSERVATION_KEY: raw_space})
+            self._wrap_observation = (
+                lambda obs: {DEFAULT_OBSERVATION_KEY: obs})
+        full_space = spaces.Dict({
+            key: spaces.Box(-np.inf, np.inf, shape=space.shape,
+                            dtype=np.float32)
+            for key, space in full_space.spaces.items()})
+        self._observation_space = self._select_observation_space(full_space)
+
+    @staticmethod
+    def _register_environments():
+        """Hook for adapters whose environments live in another package."""
+
+    @staticmethod
+    def _is_own_spec(spec):
+        return not _is_pybullet(spec)
+
+    @property
+    def unwrapped(self):
+        return self._env.unwrapped
+
+    @property
+    def max_episode_steps(self):
+        return self._env.spec.max_episode_steps
+
+    def _observation(self, raw_observation):
+        observation = self._wrap_observation(raw_observation)
+        return {key: np.asarray(observation[key], dtype=np.float32)
+                for key in self.observation_keys}
+
+    def reset(self, seed=None):
+        observation, _ = self._env.reset(seed=seed)
+        return self._observation(observation)
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self._env.step(
+            self._denormalize_action(action))
+        return (self._observation(observation), float(reward),
+                bool(terminated), bool(truncated), info)
+
+    def render(self, width=None, height=None, camera_id=None):
+        if self._env.render_mode != 'rgb_array':
+            raise ValueError(
+                f"{self.environment_id} was created with render_mode="
+                f"{self._env.render_mode!r}; create it with "
+                "render_mode='rgb_array' to render frames.")
+        return self._env.render()
+
+    def close(self):
+        self._env.close()

@@ -1,0 +1,125 @@
+"""The one environment interface every algorithm and sampler talks to.
+
+Adapters wrap gymnasium, dm_control and pybullet environments so that
+- observations are always a dict of float32 arrays (``observation_space`` is a
+  ``gymnasium.spaces.Dict``), selected and ordered by ``observation_keys``;
+- actions are always in [-1, 1] and rescaled here to the simulator's bounds;
+- ``step`` returns ``(observation, reward, terminated, truncated, info)`` with
+  terminated (a true end: do not bootstrap) and truncated (a time limit:
+  bootstrap) kept apart;
+- physical parameters can be read and set with ``get_state``/``set_state``,
+  which the domain-randomization curriculum uses.
+"""
+
+import numpy as np
+from gymnasium import spaces
+
+
+def normalized_action_space(shape):
+    return spaces.Box(low=-1.0, high=1.0, shape=shape, dtype=np.float32)
+
+
+class SoftlearningEnv:
+    """Base class of the adapters. Subclasses implement the ``_``-methods."""
+
+    def __init__(self, universe, domain, task, observation_keys=None):
+        self.universe = universe
+        self.domain = domain
+        self.task = task
+        self._requested_observation_keys = (
+            tuple(observation_keys) if observation_keys else None)
+
+    # Spaces --------------------------------------------------------------
+
+    @property
+    def observation_space(self):
+        return self._observation_space
+
+    @property
+    def action_space(self):
+        return self._action_space
+
+    @property
+    def observation_keys(self):
+        return tuple(self._observation_space.spaces.keys())
+
+    @property
+    def observation_shapes(self):
+        return {key: space.shape
+                for key, space in self._observation_space.spaces.items()}
+
+    @property
+    def action_shape(self):
+        return self._action_space.shape
+
+    def _select_observation_space(self, full_space):
+        """Keep (and order) only the requested observation keys."""
+        keys = self._requested_observation_keys or tuple(full_space.spaces)
+        unknown = [key for key in keys if key not in full_space.spaces]
+        if unknown:
+            raise ValueError(
+                f"Unknown observation_keys {unknown} for {self.universe}/"
+                f"{self.domain}/{self.task}; valid keys: "
+                f"{sorted(full_space.spaces)}")
+        return spaces.Dict({key: full_space.spaces[key] for key in keys})
+
+    def _filter_observation(self, observation):
+        return {key: observation[key] for key in self.observation_keys}
+
+    # Actions -------------------------------------------------------------
+
+    def _set_action_bounds(self, low, high):
+        self._action_low = np.asarray(low, dtype=np.float64)
+        self._action_high = np.asarray(high, dtype=np.float64)
+        self._action_space = normalized_action_space(self._action_low.shape)
+
+    def _denormalize_action(self, action):
+        """Map an action in [-1, 1] to the simulator's [low, high]."""
+        action = np.clip(action, -1.0, 1.0)
+        return (self._action_low
+                + (action + 1.0) * 0.5 * (self._action_high - self._action_low))
+
+    # Interface -----------------------------------------------------------
+
+    def reset(self, seed=None):
+        raise NotImplementedError
+
+    def step(self, action):
+        raise NotImplementedError
+
+    def render(self, width=None, height=None, camera_id=None):
+        """Returns an RGB frame (H, W, 3) as uint8."""
+        raise NotImplementedError
+
+    def seed(self, seed):
+        self.reset(seed=seed)
+
+    def close(self):
+        pass
+
+    # Physical parameters (domain randomization) --------------------------
+
+    def get_state(self):
+        """Current physical parameters, as a dict ``{name: value}``."""
+        return {}
+
+    def set_state(self, state):
+        """Set physical parameters from a dict ``{name: value}``.
+
+        Subclasses support the parameters they list in
+        ``supported_state_keys``; anything else is a clear error.
+        """
+        if state:
+            raise ValueError(
+                f"{type(self).__name__} ({self.universe}/{self.domain}/"
+                f"{self.task}) has no settable physical parameters "
+                f"{sorted(state)}; supported: {sorted(self.supported_state_keys)}")
+
+    @property
+    def supported_state_keys(self):
+        return ()
+
+    def __repr__(self):
+        return (f"{type(self).__name__}({self.universe}/{self.domain}/"
+                f"{self.task}, observation_keys={self.observation_keys}, "
+                f"action_shape={self.action_shape})")

@@ -1,0 +1,114 @@
+"""Tanh-squashed Gaussian policy: a = tanh(u), u ~ N(mu(s), sigma(s)).
+
+log pi(a|s) = log N(u; mu, sigma) - sum_i log(1 - tanh(u_i)^2), with the
+Jacobian term from TFP's Tanh bijector (computed stably from u, never atanh(a)).
+"""
+
+import numpy as np
+import tensorflow as tf
+import tensorflow_probability as tfp
+
+from softlearning.models import (NumpyMirror, concat_observations,
+                                 feedforward_model, flat_size)
+
+from .base_policy import BasePolicy
+
+tfd = tfp.distributions
+tfb = tfp.bijectors
+
+LOG_SCALE_MIN, LOG_SCALE_MAX = -20.0, 2.0
+# Actions handed to log_probs are clipped this far inside (-1, 1) so atanh
+# stays finite.
+ATANH_EPSILON = 1e-6
+
+
+class FeedforwardGaussianPolicy(BasePolicy):
+
+    def __init__(self, observation_shapes, action_shape,
+                 hidden_layer_sizes=(256, 256), activation='relu',
+                 observation_keys=None, seed=None,
+                 name='feedforward_gaussian_policy'):
+        observation_keys = tuple(observation_keys or observation_shapes)
+        super().__init__(observation_keys, action_shape, seed=seed)
+        self._action_size = int(np.prod(action_shape))
+        self.shift_and_log_scale_model = feedforward_model(
+            flat_size(observation_shapes, observation_keys),
+            hidden_layer_sizes, 2 * self._action_size,
+            activation=activation, name=name)
+        self._squash = tfb.Tanh()
+        self._mirror = NumpyMirror(self.shift_and_log_scale_model, activation)
+
+    # TensorFlow path (inside compiled updates) ---------------------------
+
+    def _base_distribution(self, observations):
+        inputs = concat_observations(observations, self.observation_keys)
+        shift, log_scale = tf.split(
+            self.shift_and_log_scale_model(inputs), 2, axis=-1)
+        log_scale = tf.clip_by_value(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX)
+        return tfd.Independent(
+            tfd.Normal(loc=shift, scale=tf.exp(log_scale)),
+            reinterpreted_batch_ndims=1)
+
+    def _squashed_log_probs(self, distribution, raw_actions):
+        return (distribution.log_prob(raw_actions)
+                - self._squash.forward_log_det_jacobian(
+                    raw_actions, event_ndims=1))[..., None]
+
+    def actions_and_log_probs(self, observations, seed=None):
+        """Sampled actions (B, |A|) and their log-probabilities (B, 1)."""
+        distribution = self._base_distribution(observations)
+        raw_actions = distribution.sample(seed=seed)
+        return (self._squash.forward(raw_actions),
+                self._squashed_log_probs(distribution, raw_actions))
+
+    def actions(self, observations, seed=None):
+        if self._deterministic:
+            return self._squash.forward(
+                self._base_distribution(observations).mode())
+        return self.actions_and_log_probs(observations, seed=seed)[0]
+
+    def log_probs(self, observations, actions):
+        raw_actions = tf.atanh(tf.clip_by_value(
+            actions, -1.0 + ATANH_EPSILON, 1.0 - ATANH_EPSILON))
+        return self._squashed_log_probs(
+            self._base_distribution(observations), raw_actions)
+
+    # numpy path (acting in samplers) -------------------------------------
+
+    def actions_np(self, observations):
+        inputs = np.concatenate(
+            [observations[key] for key in self.observation_keys], axis=-1)
+        shift, log_scale = np.split(self._mirror(inputs), 2, axis=-1)
+        if self._deterministic:
+            return np.tanh(shift)
+        scale = np.exp(np.clip(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX))
+        noise = self._np_random.standard_normal(shift.shape, dtype=np.float32)
+        return np.tanh(shift + scale * noise)
+
+    def refresh_numpy_weights(self):
+        """Copies the TensorFlow weights into the numpy mirror."""
+        self._mirror.refresh()
+
+    # Weights -------------------------------------------------------------
+
+    @property
+    def trainable_variables(self):
+        return self.shift_and_log_scale_model.trainable_variables
+
+    def get_weights(self):
+        return self.shift_and_log_scale_model.get_weights()
+
+    def set_weights(self, weights):
+        self.shift_and_log_scale_model.set_weights(weights)
+        self.refresh_numpy_weights()
+
+    def get_diagnostics(self, observations):
+        """Statistics of the policy on a batch (numpy in, floats out)."""
+        inputs = np.concatenate(
+            [observations[key] for key in self.observation_keys], axis=-1)
+        shift, log_scale = np.split(self._mirror(inputs), 2, axis=-1)
+        log_scale = np.clip(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX)
+        return {
+            'shifts-mean': float(np.mean(shift)),
+            'scales-mean': float(np.mean(np.exp(log_scale))),
+        }

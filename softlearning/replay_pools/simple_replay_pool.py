@@ -1,0 +1,142 @@
+"""A numpy ring buffer of transitions whose fields may be nested dicts.
+
+Fields: observations, next_observations (dicts keyed by observation key),
+actions, rewards (B, 1), terminals (B, 1). ``terminals`` holds only true
+terminations: a time-limit truncation is stored as non-terminal so that the
+target still bootstraps from the next state.
+"""
+
+import numpy as np
+
+
+def _map_nested(fn, *structures):
+    first = structures[0]
+    if isinstance(first, dict):
+        return {key: _map_nested(fn, *(s[key] for s in structures))
+                for key in first}
+    return fn(*structures)
+
+
+def _flatten(structure, prefix=()):
+    if isinstance(structure, dict):
+        for key, value in structure.items():
+            yield from _flatten(value, prefix + (key,))
+    else:
+        yield prefix, structure
+
+
+def _get_path(structure, path):
+    for key in path:
+        structure = structure[key]
+    return structure
+
+
+def transition_fields(observation_shapes, action_shape):
+    """{field: (shape, dtype)} (nested for observations)."""
+    observation_fields = {key: (tuple(shape), np.float32)
+                          for key, shape in observation_shapes.items()}
+    return {
+        'observations': observation_fields,
+        'next_observations': dict(observation_fields),
+        'actions': (tuple(action_shape), np.float32),
+        'rewards': ((1,), np.float32),
+        'terminals': ((1,), np.float32),
+    }
+
+
+class SimpleReplayPool:
+
+    def __init__(self, observation_shapes, action_shape, max_size, seed=None):
+        self._max_size = int(max_size)
+        self.fields = transition_fields(observation_shapes, action_shape)
+        # np.zeros maps pages lazily: a 1e6 pool costs memory only as it fills.
+        self.data = _map_nested(
+            lambda spec: np.zeros((self._max_size, *spec[0]), dtype=spec[1]),
+            self.fields)
+        self._flat_data = list(_flatten(self.data))
+        self._pointer = 0
+        self._size = 0
+        self._total_samples = 0
+        self._np_random = np.random.default_rng(seed)
+
+    @property
+    def size(self):
+        return self._size
+
+    @property
+    def capacity(self):
+        return self._max_size
+
+    max_size = capacity
+
+    @property
+    def total_samples(self):
+        """Transitions ever added (the pool keeps the last ``capacity``)."""
+        return self._total_samples
+
+    def __len__(self):
+        return self._size
+
+    def _advance(self, count):
+        self._pointer = (self._pointer + count) % self._max_size
+        self._size = min(self._size + count, self._max_size)
+        self._total_samples += count
+
+    def add_sample(self, observation, action, reward, terminal,
+                   next_observation):
+        """Adds one transition (the sampler's per-step fast path)."""
+        i = self._pointer
+        data = self.data
+        for key, value in observation.items():
+            data['observations'][key][i] = value
+        for key, value in next_observation.items():
+            data['next_observations'][key][i] = value
+        data['actions'][i] = action
+        data['rewards'][i] = reward
+        data['terminals'][i] = terminal
+        self._advance(1)
+
+    def add_samples(self, samples):
+        """Adds a batch: a (nested) dict of arrays with a leading batch axis."""
+        count = len(next(iter(_flatten(samples)))[1])
+        if count > self._max_size:  # only the newest max_size survive
+            samples = _map_nested(lambda x: x[-self._max_size:], samples)
+            self._total_samples += count - self._max_size
+            count = self._max_size
+        indices = (self._pointer + np.arange(count)) % self._max_size
+        for path, array in self._flat_data:
+            array[indices] = np.asarray(_get_path(samples, path)).reshape(
+                (count, *array.shape[1:]))
+        self._advance(count)
+
+    def add_path(self, path):
+        self.add_samples(path)
+
+    def random_indices(self, batch_size):
+        if self._size == 0:
+            raise ValueError('Cannot sample from an empty replay pool.')
+        return self._np_random.integers(0, self._size, batch_size)
+
+    def batch_by_indices(self, indices):
+        return _map_nested(lambda array: array[indices], self.data)
+
+    def random_batch(self, batch_size):
+        return self.batch_by_indices(self.random_indices(batch_size))
+
+    def random_batches(self, num_batches, batch_size):
+        """``num_batches`` independent minibatches stacked: (K, B, ...)."""
+        return self.batch_by_indices(
+            self.random_indices((num_batches, batch_size)))
+
+    def last_n_batch(self, n):
+        n = min(n, self._size)
+        indices = (self._pointer - n + np.arange(n)) % self._max_size
+        return self.batch_by_indices(indices)
+
+    # RNG state (part of checkpoints) -------------------------------------
+
+    def get_np_random_state(self):
+        return self._np_random.bit_generator.state
+
+    def set_np_random_state(self, state):
+        self._np_random.bit_generator.state = state

@@ -1,0 +1,57 @@
+"""The ``softlearning`` command.
+
+    softlearning run_example_local EXAMPLE [options]   a Tune experiment on local Ray
+    softlearning run_example_debug EXAMPLE [options]   one trial in this process, eagerly
+    softlearning run_example_local EXAMPLE --help      the example's options
+"""
+
+import argparse
+import sys
+
+COMMANDS = {
+    'run_example_local': 'Run an example as a Ray Tune experiment on this '
+                         'machine.',
+    'run_example_debug': 'Run one trial of an example in this process, with '
+                         'TensorFlow eager and small epochs.',
+}
+
+
+def get_parser():
+    parser = argparse.ArgumentParser(
+        prog='softlearning',
+        description='Train maximum-entropy RL agents (SAC) with Ray Tune.',
+        epilog="Run 'softlearning COMMAND EXAMPLE --help' for an example's "
+               "options, e.g. 'softlearning run_example_local "
+               "examples.development --help'.")
+    subparsers = parser.add_subparsers(dest='command', metavar='COMMAND')
+    subparsers.required = True
+    for name, help_text in COMMANDS.items():
+        subparser = subparsers.add_parser(name, help=help_text,
+                                          description=help_text,
+                                          add_help=False)
+        subparser.add_argument('example_module_name', metavar='EXAMPLE',
+                               help='Example module, e.g. examples.development')
+    return parser
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = get_parser()
+    if not argv or argv[0] in ('-h', '--help'):
+        parser.print_help()
+        return 0 if argv else 2
+    # The example parses its own options; only COMMAND EXAMPLE are ours.
+    if argv[0] in COMMANDS and (len(argv) < 2 or argv[1].startswith('-')):
+        parser.error(f"'{argv[0]}' needs an EXAMPLE module, e.g. "
+                     f"'softlearning {argv[0]} examples.development --help'")
+    namespace = parser.parse_args(argv[:2])
+    example_argv = argv[2:]
+
+    from examples import instrument
+    function = getattr(instrument, namespace.command)
+    return instrument.main_with_errors_reported(
+        function, namespace.example_module_name, example_argv)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
