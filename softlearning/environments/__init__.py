@@ -6,10 +6,6 @@
 """
 
 from .adapters.softlearning_env import SoftlearningEnv
-from .rendering import configure_offscreen_rendering
-
-# Before gymnasium or dm_control import MuJoCo's renderer.
-configure_offscreen_rendering()
 
 
 def _gym_adapter():

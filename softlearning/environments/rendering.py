@@ -1,12 +1,19 @@
-"""Offscreen rendering defaults.
+"""Offscreen rendering setup.
 
 MuJoCo (gymnasium and dm_control) picks its OpenGL backend from MUJOCO_GL.
-Without a screen, GLFW fails; OSMesa (Debian: libosmesa6) renders on the CPU
-and EGL on a GPU. We choose one only when the user has not.
+Without a screen, GLFW cannot render; OSMesa (Debian: libosmesa6) renders on
+the CPU and EGL on a GPU.
+
+OSMesa and TensorFlow both carry LLVM, and they clash: loading OSMesa before
+TensorFlow crashes at import, and a process that loaded both aborts at exit.
+So rendering is configured only by code that renders (simulate_policy,
+pixel observations), TensorFlow is imported first there, and such command
+line programs leave with ``exit_without_teardown``.
 """
 
 import ctypes.util
 import os
+import sys
 
 
 def default_mujoco_gl():
@@ -18,7 +25,19 @@ def default_mujoco_gl():
 
 
 def configure_offscreen_rendering():
+    """Chooses a MuJoCo rendering backend unless the user set MUJOCO_GL.
+    Call before gymnasium or dm_control are imported."""
+    import tensorflow  # noqa: F401  (must be loaded before OSMesa; see above)
     backend = default_mujoco_gl()
     os.environ['MUJOCO_GL'] = backend
     if backend in ('osmesa', 'egl'):
         os.environ.setdefault('PYOPENGL_PLATFORM', backend)
+    return backend
+
+
+def exit_without_teardown(code=0):
+    """Exits skipping C++ static destructors, where OSMesa and TensorFlow
+    clash. Everything worth keeping must be flushed and closed before."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

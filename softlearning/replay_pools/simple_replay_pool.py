@@ -99,9 +99,13 @@ class SimpleReplayPool:
     def add_samples(self, samples):
         """Adds a batch: a (nested) dict of arrays with a leading batch axis."""
         count = len(next(iter(_flatten(samples)))[1])
-        if count > self._max_size:  # only the newest max_size survive
-            samples = _map_nested(lambda x: x[-self._max_size:], samples)
-            self._total_samples += count - self._max_size
+        if count > self._max_size:
+            # Only the newest max_size survive; place them where adding one
+            # by one would have left them.
+            skipped = count - self._max_size
+            samples = _map_nested(lambda x: x[skipped:], samples)
+            self._pointer = (self._pointer + skipped) % self._max_size
+            self._total_samples += skipped
             count = self._max_size
         indices = (self._pointer + np.arange(count)) % self._max_size
         for path, array in self._flat_data:

@@ -1,14 +1,25 @@
 """Adapter for the dm_control suite (observations are dicts)."""
 
+import warnings
+
 import numpy as np
 from gymnasium import spaces
 
 from .softlearning_env import SoftlearningEnv
 
 
+def _import_suite():
+    # Without a display dm_control's default GLFW backend warns at import;
+    # rendering, when wanted, is configured explicitly (see rendering.py).
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='.*DISPLAY.*')
+        from dm_control import suite
+    return suite
+
+
 def registered_domains():
     """{domain: sorted tasks} of the dm_control suite."""
-    from dm_control import suite
+    suite = _import_suite()
     domains = {}
     for domain, task in suite.ALL_TASKS:
         domains.setdefault(domain, []).append(task)
@@ -40,7 +51,7 @@ class DmControlAdapter(SoftlearningEnv):
                  render_kwargs=None):
         super().__init__('dm_control', domain, task, observation_keys)
         validate_domain_task(domain, task)
-        from dm_control import suite
+        suite = _import_suite()
         task_kwargs = dict(task_kwargs or {})
         task_kwargs.setdefault('random', seed)
         self._env = suite.load(domain, task, task_kwargs=task_kwargs,

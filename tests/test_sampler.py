@@ -1,0 +1,68 @@
+import numpy as np
+
+from softlearning.environments import get_environment
+from softlearning.policies import UniformPolicy
+from softlearning.replay_pools import SimpleReplayPool
+from softlearning.samplers import SimpleSampler, rollouts
+
+
+def make(domain='Pendulum', task='v1', max_path_length=50):
+    env = get_environment('gym', domain, task)
+    policy = UniformPolicy(env.observation_shapes, env.action_shape, seed=0)
+    pool = SimpleReplayPool(env.observation_shapes, env.action_shape,
+                            max_size=10000, seed=0)
+    sampler = SimpleSampler(max_path_length=max_path_length, seed=0)
+    sampler.initialize(env, policy, pool)
+    return env, policy, pool, sampler
+
+
+def test_paths_are_capped_and_recorded():
+    _, _, pool, sampler = make(max_path_length=50)
+    sampler.sample(120)
+    assert pool.size == 120 and sampler.total_samples == 120
+    diagnostics = sampler.get_diagnostics()
+    assert diagnostics['episodes'] == 2
+    assert diagnostics['episode-length-max'] == 50
+    assert np.isfinite(diagnostics['return-mean'])
+    paths = sampler.last_n_paths
+    assert len(paths) == 2 and paths[0]['rewards'].shape == (50, 1)
+    np.testing.assert_allclose(
+        diagnostics['return-mean'],
+        np.mean([p['rewards'].sum() for p in paths]), rtol=1e-5)
+    # Path-length caps are truncations: nothing is stored as terminal.
+    assert pool.data['terminals'][:120].sum() == 0
+
+
+def test_next_observation_chains_within_a_path():
+    _, _, pool, sampler = make(max_path_length=50)
+    sampler.sample(30)
+    observations = pool.data['observations']['observations'][:30]
+    next_observations = pool.data['next_observations']['observations'][:30]
+    np.testing.assert_array_equal(observations[1:], next_observations[:-1])
+
+
+def test_true_terminals_are_stored():
+    _, _, pool, sampler = make('Hopper', 'v5', max_path_length=1000)
+    sampler.sample(400)  # random Hopper falls within a few dozen steps
+    terminals = pool.data['terminals'][:400, 0]
+    assert terminals.sum() == sampler.get_diagnostics()['episodes'] > 0
+
+
+def test_epoch_window():
+    _, _, _, sampler = make(max_path_length=50)
+    sampler.sample(100)
+    sampler.start_epoch()
+    sampler.sample(10)
+    # No path finished this epoch: the recent paths are reported instead.
+    assert sampler.get_diagnostics()['episodes'] == 2
+    sampler.sample(40)
+    assert sampler.get_diagnostics()['episodes'] == 1
+
+
+def test_rollouts():
+    env, policy, _, _ = make()
+    paths = rollouts(2, env, policy, path_length=30)
+    assert [p['length'] for p in paths] == [30, 30]
+    assert paths[0]['actions'].shape == (30, 1)
+    np.testing.assert_allclose(paths[0]['return'], paths[0]['rewards'].sum(),
+                               rtol=1e-5)
