@@ -137,9 +137,11 @@ class RLAlgorithm:
                      - start_timestep // every)
         return multiples * self._n_train_repeat
 
-    def _ready_to_train(self):
+    def _ready_to_train(self, start_timestep):
+        """Updates begin with the first step after the warm-up (collect calls
+        never straddle its end) once the pool holds a batch."""
         return (self._pool.size >= self._min_pool_size
-                and self._total_timestep >= self._n_initial_exploration_steps)
+                and start_timestep >= self._n_initial_exploration_steps)
 
     def _collect_and_train(self, n_steps, timer, training_stats):
         exploring = (self._total_timestep < self._n_initial_exploration_steps
@@ -150,7 +152,7 @@ class RLAlgorithm:
             self._sampler.sample(n_steps, policy)
         start = self._total_timestep
         self._total_timestep += n_steps
-        if not self._ready_to_train():
+        if not self._ready_to_train(start):
             return
         n_updates = self._updates_owed(start, n_steps)
         if n_updates == 0:

@@ -1,0 +1,127 @@
+"""SAC training throughput on gymnasium HalfCheetah-v5; prints one JSON object.
+
+Setting: one gradient update per environment step (UTD 1), batch 256, two
+hidden layers of 256 for the policy and both Q-functions, a 1e6 replay pool,
+1,000 uniform warm-up steps. The components are built from the development
+example's variant exactly as a training run builds them.
+
+- env_steps_per_s: end to end over --steps environment steps after warm-up
+  and compilation: acting, env stepping, pool writes, minibatch sampling,
+  updates and per-epoch diagnostics (evaluation episodes are off).
+- updates_per_s: the same compiled update code on random minibatches from
+  the same pool, without environment steps.
+- act_latency_us: one observation -> one action, as the sampler acts.
+
+    python benchmarks/throughput.py [--steps 5000] [--fused-steps 50] [--jit-compile True]
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+EPOCH_LENGTH = 1000
+WARMUP_STEPS = 1000
+
+
+def build_runner(args):
+    from examples.development import get_parser, get_variant_spec
+    from examples.development.main import ExperimentRunner
+    from examples.instrument import _resolve_variant
+
+    n_epochs = 2 + args.steps // EPOCH_LENGTH  # warm-up, compile, measured
+    cli = ['--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
+           '--n-epochs', str(n_epochs), '--epoch-length', str(EPOCH_LENGTH),
+           '--seed', str(args.seed)]
+    variant = _resolve_variant(get_variant_spec(get_parser().parse_args(cli)))
+    config = variant['algorithm_params']['config']
+    config.update({
+        'n_initial_exploration_steps': WARMUP_STEPS,
+        'batch_size': 256,
+        'n_train_repeat': 1,
+        'train_every_n_steps': 1,
+        'fused_steps': args.fused_steps,
+        'eval_n_episodes': 0,
+        'jit_compile': args.jit_compile,
+    })
+    variant['replay_pool_params']['config']['max_size'] = int(1e6)
+    variant['run_params']['tf_num_threads'] = args.threads
+    return ExperimentRunner(config=variant)
+
+
+def measure_end_to_end(runner):
+    epochs = runner.algorithm.train()
+    next(epochs)  # warm-up with the uniform policy
+    next(epochs)  # first updates: traces and compiles the update
+    start_steps = runner.algorithm.total_timestep
+    start = time.perf_counter()
+    for _ in epochs:
+        pass
+    seconds = time.perf_counter() - start
+    return (runner.algorithm.total_timestep - start_steps) / seconds
+
+
+def measure_updates(runner, n_updates, fused_steps):
+    algorithm, pool = runner.algorithm, runner.pool
+    calls = max(1, n_updates // fused_steps)
+    algorithm._do_training(pool.random_batches(fused_steps, 256))  # warm
+    start = time.perf_counter()
+    for _ in range(calls):
+        algorithm._do_training(pool.random_batches(fused_steps, 256))
+    return calls * fused_steps / (time.perf_counter() - start)
+
+
+def measure_act_latency(runner, n=2000):
+    policy = runner.policy
+    observation = runner.training_environment.reset(seed=0)
+    for _ in range(100):
+        policy.action(observation)
+    start = time.perf_counter()
+    for _ in range(n):
+        policy.action(observation)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def str2bool(value):
+    return value.lower() in ('1', 'true', 'yes', 'y', 't')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--steps', type=int, default=5000,
+                        help='Measured environment steps (multiple of 1000).')
+    parser.add_argument('--fused-steps', type=int, default=50)
+    parser.add_argument('--jit-compile', type=str2bool, default=False)
+    parser.add_argument('--threads', type=int, default=os.cpu_count(),
+                        help='TensorFlow intra/inter-op threads.')
+    parser.add_argument('--seed', type=int, default=1)
+    args = parser.parse_args()
+
+    runner = build_runner(args)
+    env_steps_per_s = measure_end_to_end(runner)
+    updates_per_s = measure_updates(runner, args.steps, args.fused_steps)
+    result = {
+        'benchmark': 'sac_throughput',
+        'environment': 'gym/HalfCheetah-v5',
+        'env_steps_per_s': round(env_steps_per_s, 1),
+        'updates_per_s': round(updates_per_s, 1),
+        'end_to_end_over_update_only': round(env_steps_per_s / updates_per_s, 3),
+        'act_latency_us': round(measure_act_latency(runner), 1),
+        'measured_env_steps': args.steps,
+        'fused_steps': args.fused_steps,
+        'jit_compile': args.jit_compile,
+        'batch_size': 256,
+        'hidden_layer_sizes': [256, 256],
+        'tf_threads': args.threads,
+        'cpu_count': os.cpu_count(),
+        'machine': platform.processor() or platform.machine(),
+    }
+    print(json.dumps(result))
+
+
+if __name__ == '__main__':
+    main()
