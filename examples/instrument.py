@@ -42,10 +42,23 @@ def parse_example(example_module_name, example_argv, mode):
         variant_spec = example.get_variant_spec(args)
     except ValueError as error:
         parser.error(str(error))
+    _resolve_trial_cpus(parser, args)
     run_params = variant_spec['run_params']
     if run_params.get('tf_num_threads') is None:
         run_params['tf_num_threads'] = max(1, math.ceil(_trial_cpus(args)))
     return example, args, variant_spec
+
+
+def _resolve_trial_cpus(parser, args):
+    """Defaults a trial to every CPU Ray gets; a trial asking for more than
+    that would wait forever, so it is an error."""
+    available = args.cpus or os.cpu_count()
+    if args.trial_cpus is None:
+        args.trial_cpus = available
+    elif args.trial_cpus > available:
+        parser.error(f"--trial-cpus {args.trial_cpus:g} is more than the "
+                     f"{available} CPUs Ray gets (--cpus); use at most "
+                     f"{available}.")
 
 
 def _trial_cpus(args):

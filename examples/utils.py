@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 
 from softlearning.environments import UNIVERSES
 
@@ -134,8 +135,11 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        help='GPUs for ray.init (default: all).')
     group.add_argument('--resources', type=json_dict, default=None,
                        help='Custom resources for ray.init, as JSON.')
-    group.add_argument('--trial-cpus', type=float, default=1,
-                       help='CPUs per trial (default: %(default)s).')
+    group.add_argument('--trial-cpus', type=float, default=None,
+                       help='CPUs per trial; TensorFlow uses as many threads '
+                            '(default: all CPUs given to Ray, here '
+                            f'{os.cpu_count()}). Lower it to run trials side '
+                            'by side.')
     group.add_argument('--trial-gpus', type=float, default=0,
                        help='GPUs per trial (default: %(default)s).')
     group.add_argument('--resources-per-trial', type=json_dict, default=None,

@@ -46,6 +46,7 @@ def test_main_script_help():
     (['--config', 'algorithm_parms.x=1'], "Unknown variant key 'algorithm_parms'"),
     (['--resources-per-trial', '{cpu: 1}'], 'invalid JSON'),
     (['--checkpoint-at-end', 'maybe'], "invalid boolean value 'maybe'"),
+    (['--cpus', '1', '--trial-cpus', '2'], '--trial-cpus 2 is more than the 1 CPUs'),
 ])
 def test_bad_input_fails_fast_with_one_clear_message(args, message):
     start = time.time()

@@ -14,7 +14,8 @@ def test_sac_learns_pendulum_in_10k_steps(tmp_path):
     result = run_cli(
         'run_example_local', 'examples.development', '--algorithm', 'SAC',
         '--universe', 'gym', '--domain', 'Pendulum', '--task', 'v1',
-        '--local-dir', tmp_path, '--cpus', '2', '--verbose', '0',
+        '--local-dir', tmp_path, '--cpus', '2', '--trial-cpus', '1',
+        '--verbose', '0',
         '--config', '{}={}'.format('run_params.seed',
                                    '{"grid_search": [1, 2, 3]}'),
         timeout=1500)
