@@ -97,6 +97,19 @@ class SoftlearningEnv:
     def close(self):
         pass
 
+    # Mid-episode state (checkpoints) ---------------------------------------
+
+    def get_episode_state(self):
+        """A picklable snapshot of the running episode (simulator state,
+        step count, RNG) that ``set_episode_state`` continues exactly, or
+        None where the adapter cannot save one (then a restored sampler
+        starts a fresh episode)."""
+        return None
+
+    def set_episode_state(self, state):
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot restore an episode state.")
+
     # Physical parameters (domain randomization) --------------------------
 
     def get_state(self):
