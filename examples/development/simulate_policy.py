@@ -224,8 +224,17 @@ def _report_errors(function, *args):
         function(*args)
     except SimulateError as error:
         print(f"softlearning: error: {error}", file=sys.stderr)
-        return 2
-    return 0
+        return _exit(2)
+    return _exit(0)
+
+
+def _exit(code):
+    """Ends the process now: with TensorFlow and MuJoCo both loaded, the
+    interpreter's teardown can abort ('free(): invalid pointer') after all
+    work is done, which would turn a success into exit code -6."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv=None):

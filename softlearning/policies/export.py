@@ -21,11 +21,14 @@ class _ExportedPolicy(tf.Module):
         self._policy = policy
         self._model = policy.shift_and_log_scale_model
         keys = tuple(policy.observation_keys)
-        self.observation_keys = tf.constant(keys)
-        self.observation_sizes = tf.constant(
+        # Variables, not constants: only tracked objects are saved.
+        def constant(value):
+            return tf.Variable(value, trainable=False)
+        self.observation_keys = constant(list(keys))
+        self.observation_sizes = constant(
             [int(np.prod(observation_shapes[key])) for key in keys])
-        self.action_low = tf.constant(np.asarray(action_low, np.float32))
-        self.action_high = tf.constant(np.asarray(action_high, np.float32))
+        self.action_low = constant(np.asarray(action_low, np.float32))
+        self.action_high = constant(np.asarray(action_high, np.float32))
         self._keys = keys
         self._shapes = {key: tuple(observation_shapes[key]) for key in keys}
         self.actions = tf.function(self._actions, input_signature=[{
