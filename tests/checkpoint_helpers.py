@@ -1,6 +1,14 @@
 """Small variants and in-process runners shared by the checkpoint tests."""
 
 import copy
+import os
+
+# These tests never render in the pytest process. With OSMesa's GL bindings
+# and TensorFlow both loaded, the interpreter aborts at exit (code 134) even
+# when every test passed; EGL bindings load lazily and do not. Subprocesses
+# that render are given MUJOCO_GL=osmesa explicitly.
+os.environ.setdefault('MUJOCO_GL', 'egl')
+RENDER_ENV = {'MUJOCO_GL': 'osmesa', 'PYOPENGL_PLATFORM': 'osmesa'}
 
 TINY = ['--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
         '--config', 'Q_params.config.hidden_layer_sizes=[16,16]',

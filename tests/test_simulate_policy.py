@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from checkpoint_helpers import make_runner, tiny_variant
+from checkpoint_helpers import RENDER_ENV, make_runner, tiny_variant
 from conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
@@ -31,7 +31,7 @@ def test_simulate_writes_playable_mp4(cli, checkpoint, tmp_path):
     result = cli('simulate', path, '--max-path-length', 20,
                  '--num-rollouts', 2, '--render-kwargs',
                  '{"mode": "rgb_array", "width": 64, "height": 48}',
-                 '--video-path', video, timeout=300)
+                 '--video-path', video, timeout=300, env=RENDER_ENV)
     assert result.returncode == 0, result.stderr[-3000:]
     returns = [line for line in result.stdout.splitlines()
                if line.startswith('rollout ')]
