@@ -46,6 +46,7 @@ def parse_example(example_module_name, example_argv, mode):
     run_params = variant_spec['run_params']
     if run_params.get('tf_num_threads') is None:
         run_params['tf_num_threads'] = max(1, math.ceil(_trial_cpus(args)))
+    args.restore_experiment = _check_restore(args, variant_spec)
     return example, args, variant_spec
 
 
@@ -59,6 +60,33 @@ def _resolve_trial_cpus(parser, args):
         parser.error(f"--trial-cpus {args.trial_cpus:g} is more than the "
                      f"{available} CPUs Ray gets (--cpus); use at most "
                      f"{available}.")
+
+
+def _is_experiment_dir(path):
+    return os.path.isfile(os.path.join(path, 'tuner.pkl'))
+
+
+def _check_restore(args, variant_spec):
+    """Validates ``--restore`` before Ray starts. Returns the experiment
+    folder to resume, or None; a checkpoint (or trial) folder instead goes
+    into the variant (run_params.restore) and starts new trials from it."""
+    restore = getattr(args, 'restore', None)
+    if not restore:
+        return None
+    from softlearning.utils import checkpoints
+    path = os.path.abspath(os.path.expanduser(restore))
+    if os.path.isdir(path) and _is_experiment_dir(path):
+        return path
+    try:
+        checkpoint_dir = checkpoints.resolve_checkpoint(path)
+        checkpoints.read_manifest(checkpoint_dir)
+        checkpoints.check_compatible(
+            checkpoint_dir, checkpoints.read_variant(checkpoint_dir),
+            variant_spec)
+    except checkpoints.CheckpointError as error:
+        raise ExampleError(f"--restore: {error}") from None
+    variant_spec['run_params']['restore'] = checkpoint_dir
+    return None
 
 
 def _trial_cpus(args):
@@ -95,12 +123,23 @@ def run_example_local(example_module_name, example_argv=None):
         'cpu': args.trial_cpus, 'gpu': args.trial_gpus}
     run_params = variant_spec['run_params']
 
+    trainable = tune.with_resources(example.get_trainable_class(args),
+                                    resources_per_trial)
     ray.init(num_cpus=args.cpus, num_gpus=args.gpus,
              resources=args.resources, include_dashboard=False)
     try:
+        if args.restore_experiment:
+            # Unfinished and errored trials continue from their last
+            # checkpoints, in the same experiment folder.
+            print(f"Resuming experiment {args.restore_experiment}",
+                  flush=True)
+            tuner = tune.Tuner.restore(
+                args.restore_experiment, trainable,
+                resume_unfinished=True, resume_errored=True)
+            results = tuner.fit()
+            return _report(results, args.restore_experiment)
         tuner = tune.Tuner(
-            tune.with_resources(example.get_trainable_class(args),
-                                resources_per_trial),
+            trainable,
             param_space=variant_spec,
             tune_config=tune.TuneConfig(
                 num_samples=args.num_samples,

@@ -123,8 +123,18 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        help='Save a checkpoint every N epochs (0: never).')
     group.add_argument('--checkpoint-at-end', type=str2bool, default=None,
                        help='Save a checkpoint when a trial ends.')
+    group.add_argument('--checkpoint-replay-pool', type=str2bool,
+                       default=None,
+                       help='Also checkpoint the replay pool, incrementally '
+                            '(each checkpoint stores only the experience '
+                            'added since the previous one).')
     group.add_argument('--max-failures', type=int, default=3,
-                       help='Restarts of a failed trial (default: %(default)s).')
+                       help='Restarts of a failed trial from its last '
+                            'checkpoint (default: %(default)s).')
+    group.add_argument('--restore', type=str, default=None,
+                       help='An experiment folder: resume its unfinished '
+                            'trials from their last checkpoints. A checkpoint '
+                            '(or trial) folder: start a new trial from it.')
     group.add_argument('--verbose', type=int, default=1, choices=(0, 1, 2),
                        help='Tune verbosity (default: %(default)s).')
 

@@ -7,7 +7,6 @@ experiment.
 """
 
 import os
-import pickle
 import sys
 
 import tensorflow as tf
@@ -15,10 +14,8 @@ from ray import tune
 
 from softlearning import (algorithms, environments, policies, replay_pools,
                           samplers, value_functions)
+from softlearning.utils import checkpoints
 from softlearning.utils.random import set_seed
-
-STATE_FILE = 'algorithm_state.pkl'
-TF_CHECKPOINT_PREFIX = 'tf_state'
 
 
 def format_progress(diagnostics, n_epochs):
@@ -51,6 +48,10 @@ class ExperimentRunner(tune.Trainable):
             tf.config.threading.set_inter_op_parallelism_threads(num_threads)
         tf.config.run_functions_eagerly(bool(run_params.get('run_eagerly')))
         self._build(variant)
+        if run_params.get('restore'):
+            # A new trial that starts from another trial's checkpoint.
+            self.load_checkpoint(checkpoints.resolve_checkpoint(
+                run_params['restore']), check_variant=True)
 
     def _build(self, variant):
         environment_params = variant['environment_params']
@@ -61,6 +62,10 @@ class ExperimentRunner(tune.Trainable):
                 environment_params['evaluation'])
             if environment_params.get('evaluation') else None)
         seed = self._seed
+        if evaluation_environment is not None:
+            # Seeded once, so evaluation episodes are reproducible (and their
+            # RNG state can be checkpointed).
+            evaluation_environment.reset(seed=seed + 2)
 
         policy = policies.get(variant['policy_params'], training_environment,
                               seed=seed)
@@ -76,6 +81,7 @@ class ExperimentRunner(tune.Trainable):
         self.training_environment = training_environment
         self.evaluation_environment = evaluation_environment
         self.policy = policy
+        self.initial_exploration_policy = initial_exploration_policy
         self.Qs = Qs
         self.pool = pool
         self.sampler = sampler
@@ -91,6 +97,10 @@ class ExperimentRunner(tune.Trainable):
             seed=seed)
         self._n_epochs = variant['algorithm_params']['config']['n_epochs']
         self._train_generator = None
+        # Replay pool pieces already saved (names relative to
+        # ``_pool_pieces_dir``, the trial folder), see save_checkpoint.
+        self._pool_pieces, self._pool_pieces_dir = [], None
+        self._pool_saved_total = 0
 
     def step(self):
         if self._train_generator is None:
@@ -101,24 +111,103 @@ class ExperimentRunner(tune.Trainable):
         return diagnostics
 
     # Checkpoints ----------------------------------------------------------
+    # The format (atomic files, completion marker, incremental replay pool
+    # pieces) is described in softlearning/utils/checkpoints.py.
+
+    def _checkpoint_replay_pool(self):
+        return bool(self._variant['run_params'].get('checkpoint_replay_pool'))
+
+    def _trial_dir(self, checkpoint_dir):
+        """Where replay pool pieces go. Under Tune, ``checkpoint_dir`` is a
+        temporary folder copied into the trial folder afterwards."""
+        storage = getattr(self, '_storage', None)
+        if storage is not None:
+            return storage.trial_fs_path
+        return os.path.dirname(os.path.abspath(checkpoint_dir))
+
+    def _components_state(self):
+        """Picklable state of every component outside TensorFlow."""
+        state = {
+            'algorithm': self.algorithm.get_state(),
+            'sampler': self.sampler.get_state(),
+            'pool': self.pool.get_state(),
+            'policy_np_random': self.policy.get_np_random_state(),
+            'exploration_policy_np_random': (
+                self.initial_exploration_policy.get_np_random_state()),
+            'evaluation_environment': None,
+        }
+        if self.evaluation_environment is not None:
+            state['evaluation_environment'] = (
+                self.evaluation_environment.get_episode_state())
+        return state
+
+    def _save_pool_piece(self, checkpoint_dir):
+        trial_dir = os.path.realpath(self._trial_dir(checkpoint_dir))
+        if self._pool_pieces_dir != trial_dir:
+            # Pieces loaded from another trial's folder: start this trial's
+            # chain with one piece holding the whole pool.
+            self._pool_pieces, self._pool_pieces_dir = [], trial_dir
+            self._pool_saved_total = self.pool.total_samples - self.pool.size
+        piece = self.pool.experience_since(self._pool_saved_total)
+        self._pool_pieces.append(checkpoints.write_pool_piece(trial_dir, piece))
+        self._pool_saved_total = self.pool.total_samples
 
     def save_checkpoint(self, checkpoint_dir):
+        pool_pieces = []
+        if self._checkpoint_replay_pool():
+            self._save_pool_piece(checkpoint_dir)
+            pool_pieces = self._pool_pieces
         checkpoint = tf.train.Checkpoint(**self.algorithm.tf_saveables())
-        checkpoint.write(os.path.join(checkpoint_dir, TF_CHECKPOINT_PREFIX))
-        with open(os.path.join(checkpoint_dir, STATE_FILE), 'wb') as f:
-            pickle.dump({'algorithm': self.algorithm.get_state(),
-                         'variant': self._variant}, f)
+        checkpoint.write(os.path.join(checkpoint_dir,
+                                      checkpoints.TF_CHECKPOINT_PREFIX))
+        checkpoints.atomic_pickle(
+            os.path.join(checkpoint_dir, checkpoints.STATE_FILE),
+            self._components_state())
+        checkpoints.atomic_json(
+            os.path.join(checkpoint_dir, checkpoints.VARIANT_FILE),
+            self._variant)
+        checkpoints.write_manifest(checkpoint_dir, pool_pieces, {
+            'epoch': self.algorithm.epoch,
+            'total_timestep': self.algorithm.total_timestep})
         return checkpoint_dir
 
-    def load_checkpoint(self, checkpoint_dir):
-        with open(os.path.join(checkpoint_dir, STATE_FILE), 'rb') as f:
-            state = pickle.load(f)
+    def load_checkpoint(self, checkpoint_dir, check_variant=False):
+        manifest = checkpoints.read_manifest(checkpoint_dir)
+        if check_variant:
+            checkpoints.check_compatible(
+                checkpoint_dir, checkpoints.read_variant(checkpoint_dir),
+                self._variant)
+        state = checkpoints.read_state(checkpoint_dir)
+        if self.pool.total_samples or self.algorithm.epoch:
+            self._build(self._variant)  # restore into fresh components
         checkpoint = tf.train.Checkpoint(**self.algorithm.tf_saveables())
         checkpoint.read(os.path.join(
-            checkpoint_dir, TF_CHECKPOINT_PREFIX)).assert_consumed()
+            checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)).assert_consumed()
         self.policy.refresh_numpy_weights()
         self.algorithm.set_state(state['algorithm'])
+        self.sampler.set_state(state['sampler'])
+        self.policy.set_np_random_state(state['policy_np_random'])
+        self.initial_exploration_policy.set_np_random_state(
+            state['exploration_policy_np_random'])
+        if state['evaluation_environment'] is not None:
+            self.evaluation_environment.set_episode_state(
+                state['evaluation_environment'])
+        self._load_pool(checkpoint_dir, manifest, state['pool'])
         self._train_generator = None
+
+    def _load_pool(self, checkpoint_dir, manifest, pool_state):
+        if not manifest['replay_pool_pieces']:
+            # Saved without the pool: training refills it (warm-up again
+            # only if the counters say so).
+            self.pool.set_np_random_state(pool_state['np_random'])
+            return
+        for piece in checkpoints.read_pool_pieces(checkpoint_dir, manifest):
+            self.pool.add_experience(piece)
+        self.pool.set_state(pool_state)
+        self._pool_pieces = list(manifest['replay_pool_pieces'])
+        self._pool_pieces_dir = os.path.realpath(os.path.dirname(
+            os.path.abspath(checkpoint_dir)))
+        self._pool_saved_total = self.pool.total_samples
 
 
 def main(argv=None):

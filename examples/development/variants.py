@@ -166,6 +166,9 @@ def get_variant_spec_base(args, universe, domain, task):
                      else args.seed),
             'checkpoint_at_end': True,
             'checkpoint_frequency': 0,
+            'checkpoint_replay_pool': False,
+            # A checkpoint folder a new trial starts from (--restore).
+            'restore': None,
             'run_eagerly': (args.mode == 'debug' if args.run_eagerly is None
                             else args.run_eagerly),
             'tf_num_threads': None,
@@ -208,6 +211,8 @@ def get_variant_spec(args):
         run_params['checkpoint_frequency'] = args.checkpoint_frequency
     if args.checkpoint_at_end is not None:
         run_params['checkpoint_at_end'] = args.checkpoint_at_end
+    if args.checkpoint_replay_pool is not None:
+        run_params['checkpoint_replay_pool'] = args.checkpoint_replay_pool
     for key, value in args.config:
         set_by_path(variant_spec, key, value)
     return variant_spec

@@ -5,10 +5,11 @@ Without a screen, GLFW cannot render; OSMesa (Debian: libosmesa6) renders on
 the CPU and EGL on a GPU.
 
 OSMesa and TensorFlow both carry LLVM, and they clash: loading OSMesa before
-TensorFlow crashes at import, and a process that loaded both aborts at exit.
-So rendering is configured only by code that renders (simulate_policy,
-pixel observations), TensorFlow is imported first there, and such command
-line programs leave with ``exit_without_teardown``.
+TensorFlow crashes at TensorFlow's import, and a process that loaded both
+aborts at exit. So rendering is configured only by code that renders:
+simulate_policy renders in a TensorFlow-free process; sampler actors with
+pixel observations import TensorFlow first; command-line programs that may
+have loaded both leave with ``exit_without_teardown``.
 """
 
 import ctypes.util
@@ -26,8 +27,8 @@ def default_mujoco_gl():
 
 def configure_offscreen_rendering():
     """Chooses a MuJoCo rendering backend unless the user set MUJOCO_GL.
-    Call before gymnasium or dm_control are imported."""
-    import tensorflow  # noqa: F401  (must be loaded before OSMesa; see above)
+    Call before gymnasium or dm_control are imported, and, in a process that
+    uses TensorFlow, after TensorFlow is imported (see above)."""
     backend = default_mujoco_gl()
     os.environ['MUJOCO_GL'] = backend
     if backend in ('osmesa', 'egl'):

@@ -137,6 +137,68 @@ class SimpleReplayPool:
         indices = (self._pointer - n + np.arange(n)) % self._max_size
         return self.batch_by_indices(indices)
 
+    # Checkpoint state ------------------------------------------------------
+    #
+    # ``get_state`` holds counters and the sampling RNG, not the transitions:
+    # those are saved incrementally with ``experience_since`` (each checkpoint
+    # stores only what was added since the previous one) and replayed in order
+    # with ``add_experience``.
+
+    def get_state(self):
+        return {'pointer': self._pointer, 'size': self._size,
+                'total_samples': self._total_samples,
+                'max_size': self._max_size,
+                'np_random': self.get_np_random_state()}
+
+    def set_state(self, state):
+        if state['max_size'] != self._max_size:
+            raise ValueError(
+                f"Replay pool state is for max_size={state['max_size']}, "
+                f"this pool has max_size={self._max_size}.")
+        if (state['total_samples'], state['pointer'], state['size']) != (
+                self._total_samples, self._pointer, self._size):
+            raise ValueError(
+                "Replay pool contents do not match the saved state "
+                f"(saved: {state['total_samples']} samples, pointer "
+                f"{state['pointer']}; restored: {self._total_samples} "
+                f"samples, pointer {self._pointer}).")
+        self.set_np_random_state(state['np_random'])
+
+    def experience_since(self, total_samples_mark):
+        """The transitions added after ``total_samples_mark`` (as counted by
+        ``total_samples``), as a piece for ``add_experience``. If more were
+        added than the pool holds, the piece holds what is still stored."""
+        new = self._total_samples - int(total_samples_mark)
+        if new < 0:
+            raise ValueError(f"Mark {total_samples_mark} is ahead of the pool "
+                             f"({self._total_samples} samples).")
+        count = min(new, self._size)
+        indices = (self._pointer - count + np.arange(count)) % self._max_size
+        return {'start_total': int(total_samples_mark),
+                'end_total': self._total_samples,
+                'end_pointer': self._pointer,
+                'samples': self.batch_by_indices(indices)}
+
+    def add_experience(self, piece):
+        """Replays a piece from ``experience_since``. Pieces must come in
+        order; the first may start anywhere (a full snapshot of a pool that
+        had wrapped, or a checkpoint started from another trial's pool)."""
+        start, end = piece['start_total'], piece['end_total']
+        if self._total_samples == 0 and self._size == 0:
+            self._total_samples = start
+        if start != self._total_samples:
+            raise ValueError(
+                f"Replay pool piece starts at sample {start}, but the pool "
+                f"holds {self._total_samples}; pieces are missing.")
+        count = len(next(iter(_flatten(piece['samples'])))[1])
+        indices = (piece['end_pointer'] - count
+                   + np.arange(count)) % self._max_size
+        for path, array in self._flat_data:
+            array[indices] = _get_path(piece['samples'], path)
+        self._pointer = piece['end_pointer']
+        self._size = min(self._size + (end - start), self._max_size)
+        self._total_samples = end
+
     # RNG state (part of checkpoints) -------------------------------------
 
     def get_np_random_state(self):

@@ -92,6 +92,38 @@ class SimpleSampler:
         self._path_return = 0.0
         self._current_observation = None
 
+    # Checkpoint state ------------------------------------------------------
+
+    _STATE_ATTRIBUTES = ('_current_observation', '_current_path',
+                         '_path_length', '_path_return', '_total_samples',
+                         '_num_paths', '_epoch_returns', '_epoch_lengths')
+    _STATE_DEQUES = ('_last_n_paths', '_recent_returns', '_recent_lengths')
+
+    def get_state(self):
+        """Everything needed to continue the current path, including the
+        environment's mid-episode state where the environment can save it
+        (``get_episode_state``); otherwise the path is cut here and the
+        restored sampler starts a fresh episode."""
+        state = {name: getattr(self, name) for name in self._STATE_ATTRIBUTES}
+        state.update({name: list(getattr(self, name))
+                      for name in self._STATE_DEQUES})
+        state['environment'] = self.environment.get_episode_state()
+        return state
+
+    def set_state(self, state):
+        for name in self._STATE_ATTRIBUTES:
+            setattr(self, name, state[name])
+        for name in self._STATE_DEQUES:
+            getattr(self, name).clear()
+            getattr(self, name).extend(state[name])
+        if state['environment'] is not None:
+            self.environment.set_episode_state(state['environment'])
+        elif self._current_observation is not None:
+            # The environment cannot resume this episode: drop the partial
+            # path and let the next step reset (from the env's own RNG).
+            self._current_path, self._path_length = [], 0
+            self._path_return, self._current_observation = 0.0, None
+
     def start_epoch(self):
         """Begins a new window of training-path statistics."""
         self._epoch_returns, self._epoch_lengths = [], []

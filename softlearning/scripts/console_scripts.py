@@ -3,6 +3,8 @@
     softlearning run_example_local EXAMPLE [options]   a Tune experiment on local Ray
     softlearning run_example_debug EXAMPLE [options]   one trial in this process, eagerly
     softlearning run_example_local EXAMPLE --help      the example's options
+    softlearning simulate CHECKPOINT [options]         run (and film) a policy
+    softlearning export CHECKPOINT OUT_DIR             policy as a SavedModel
 """
 
 import argparse
@@ -13,6 +15,13 @@ COMMANDS = {
                          'machine.',
     'run_example_debug': 'Run one trial of an example in this process, with '
                          'TensorFlow eager and small epochs.',
+}
+
+# Commands over a checkpoint: they parse their own options.
+CHECKPOINT_COMMANDS = {
+    'simulate': 'Run a trained policy from a checkpoint (optionally write '
+                'an MP4).',
+    'export': 'Save the policy of a checkpoint as a TensorFlow SavedModel.',
 }
 
 
@@ -31,6 +40,8 @@ def get_parser():
                                           add_help=False)
         subparser.add_argument('example_module_name', metavar='EXAMPLE',
                                help='Example module, e.g. examples.development')
+    for name, help_text in CHECKPOINT_COMMANDS.items():
+        subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
@@ -40,6 +51,11 @@ def main(argv=None):
     if not argv or argv[0] in ('-h', '--help'):
         parser.print_help()
         return 0 if argv else 2
+    if argv[0] in CHECKPOINT_COMMANDS:
+        from examples.development import simulate_policy
+        function = (simulate_policy.main if argv[0] == 'simulate'
+                    else simulate_policy.export_main)
+        return function(argv[1:])
     # The example parses its own options; only COMMAND EXAMPLE are ours.
     if argv[0] in COMMANDS and (len(argv) < 2 or argv[1].startswith('-')):
         parser.error(f"'{argv[0]}' needs an EXAMPLE module, e.g. "

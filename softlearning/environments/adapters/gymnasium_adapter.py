@@ -137,6 +137,59 @@ class GymnasiumAdapter(SoftlearningEnv):
         return (self._observation(observation), float(reward),
                 bool(terminated), bool(truncated), info)
 
+    # Mid-episode state ---------------------------------------------------
+    #
+    # MuJoCo environments keep their whole physics in ``data`` and MuJoCo
+    # serializes it exactly (mj_getState with mjSTATE_INTEGRATION includes
+    # the solver's warm start, so the next step is bit-identical); classic
+    # control environments keep theirs in a ``state`` array. Either way we
+    # also save the environment's RNG (the next reset's initial state) and
+    # the TimeLimit step count.
+
+    def _time_limit(self):
+        env = self._env
+        while isinstance(env, gym.Wrapper):
+            if isinstance(env, gym.wrappers.TimeLimit):
+                return env
+            env = env.env
+        return None
+
+    def get_episode_state(self):
+        unwrapped = self._env.unwrapped
+        state = {'np_random': unwrapped.np_random.bit_generator.state}
+        time_limit = self._time_limit()
+        if time_limit is not None:
+            state['elapsed_steps'] = time_limit._elapsed_steps
+        if hasattr(unwrapped, 'data') and hasattr(unwrapped, 'model'):
+            import mujoco
+            spec = mujoco.mjtState.mjSTATE_INTEGRATION
+            physics = np.empty(mujoco.mj_stateSize(unwrapped.model, spec))
+            mujoco.mj_getState(unwrapped.model, unwrapped.data, physics, spec)
+            state['mujoco'] = physics
+        elif isinstance(getattr(unwrapped, 'state', None), np.ndarray):
+            state['state'] = unwrapped.state.copy()
+        else:
+            return None
+        return state
+
+    def set_episode_state(self, state):
+        # A reset first: gymnasium refuses to step an environment that was
+        # never reset; everything it sets is overwritten below.
+        self._env.reset()
+        unwrapped = self._env.unwrapped
+        if 'mujoco' in state:
+            import mujoco
+            mujoco.mj_setState(unwrapped.model, unwrapped.data,
+                               state['mujoco'],
+                               mujoco.mjtState.mjSTATE_INTEGRATION)
+            mujoco.mj_forward(unwrapped.model, unwrapped.data)
+        else:
+            unwrapped.state = state['state'].copy()
+        unwrapped.np_random.bit_generator.state = state['np_random']
+        time_limit = self._time_limit()
+        if time_limit is not None:
+            time_limit._elapsed_steps = state['elapsed_steps']
+
     def render(self, width=None, height=None, camera_id=None):
         if self._env.render_mode != 'rgb_array':
             raise ValueError(

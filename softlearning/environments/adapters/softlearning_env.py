@@ -73,6 +73,12 @@ class SoftlearningEnv:
         self._action_high = np.asarray(high, dtype=np.float64)
         self._action_space = normalized_action_space(self._action_low.shape)
 
+    @property
+    def action_bounds(self):
+        """The simulator's (low, high); actions given to ``step`` are in
+        [-1, 1] and mapped linearly onto these."""
+        return self._action_low.copy(), self._action_high.copy()
+
     def _denormalize_action(self, action):
         """Map an action in [-1, 1] to the simulator's [low, high]."""
         action = np.clip(action, -1.0, 1.0)
@@ -96,6 +102,19 @@ class SoftlearningEnv:
 
     def close(self):
         pass
+
+    # Mid-episode state (checkpoints) ---------------------------------------
+
+    def get_episode_state(self):
+        """A picklable snapshot of the running episode (simulator state,
+        step count, RNG) that ``set_episode_state`` continues exactly, or
+        None where the adapter cannot save one (then a restored sampler
+        starts a fresh episode)."""
+        return None
+
+    def set_episode_state(self, state):
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot restore an episode state.")
 
     # Physical parameters (domain randomization) --------------------------
 

@@ -1,0 +1,61 @@
+"""Export a policy as a TensorFlow SavedModel that acts without softlearning.
+
+    loaded = tf.saved_model.load(path)
+    actions = loaded.actions({'observations': batch})   # per-key inputs
+    actions = loaded.actions_flat(flat_batch)            # keys concatenated
+    loaded.observation_keys, loaded.action_low, loaded.action_high
+
+Actions are the deterministic (mode) actions, normalized to [-1, 1]; the
+simulator's action is ``low + (a + 1) / 2 * (high - low)`` with the saved
+``action_low``/``action_high``.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+
+class _ExportedPolicy(tf.Module):
+
+    def __init__(self, policy, observation_shapes, action_low, action_high):
+        super().__init__()
+        self._policy = policy
+        self._model = policy.shift_and_log_scale_model
+        keys = tuple(policy.observation_keys)
+        # Variables, not constants: only tracked objects are saved.
+        def constant(value):
+            return tf.Variable(value, trainable=False)
+        self.observation_keys = constant(list(keys))
+        self.observation_sizes = constant(
+            [int(np.prod(observation_shapes[key])) for key in keys])
+        self.action_low = constant(np.asarray(action_low, np.float32))
+        self.action_high = constant(np.asarray(action_high, np.float32))
+        self._keys = keys
+        self._shapes = {key: tuple(observation_shapes[key]) for key in keys}
+        self.actions = tf.function(self._actions, input_signature=[{
+            key: tf.TensorSpec((None, *self._shapes[key]), tf.float32,
+                               name=key) for key in keys}])
+        flat_size = int(sum(np.prod(self._shapes[key]) for key in keys))
+        self.actions_flat = tf.function(
+            self._actions_flat, input_signature=[
+                tf.TensorSpec((None, flat_size), tf.float32,
+                              name='observations')])
+
+    def _actions(self, observations):
+        with self._policy.set_deterministic(True):
+            return self._policy.actions(observations)
+
+    def _actions_flat(self, observations):
+        sizes = [int(np.prod(self._shapes[key])) for key in self._keys]
+        parts = tf.split(observations, sizes, axis=-1)
+        return self._actions({
+            key: tf.reshape(part, (-1, *self._shapes[key]))
+            for key, part in zip(self._keys, parts)})
+
+
+def export_saved_model(policy, observation_shapes, action_bounds, path):
+    """Writes ``policy`` (a FeedforwardGaussianPolicy) to ``path``."""
+    module = _ExportedPolicy(policy, observation_shapes, *action_bounds)
+    tf.saved_model.save(module, path, signatures={
+        'serving_default': module.actions.get_concrete_function(),
+        'actions_flat': module.actions_flat.get_concrete_function()})
+    return path

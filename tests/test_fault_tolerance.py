@@ -1,0 +1,125 @@
+"""End to end through Ray Tune: a trial whose worker is SIGKILLed recovers
+from its last checkpoint, and an interrupted experiment resumes with
+--restore. Each runs the real CLI in a subprocess."""
+
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from checkpoint_helpers import tiny_args
+from conftest import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+N_EPOCHS = 6
+EPOCH_LINE = re.compile(r'\((?:ExperimentRunner )?pid=(\d+)\).*epoch\s+(\d+)/')
+
+
+def _start(local_dir, *extra, epochs=N_EPOCHS):
+    args = ['run_example_local', 'examples.development',
+            *map(str, tiny_args(epochs=epochs)), '--cpus', '2',
+            '--checkpoint-frequency', '1', '--checkpoint-replay-pool', 'True',
+            '--local-dir', str(local_dir), '--exp-name', 'ft',
+            '--verbose', '0', *extra]
+    return subprocess.Popen(
+        [sys.executable, '-m', 'softlearning.scripts.console_scripts', *args],
+        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
+
+
+def _wait_for_epoch(process, epoch, log, deadline=240):
+    """Reads the run's output until a trial prints ``epoch EPOCH/N``;
+    returns the trial process id."""
+    start = time.time()
+    for line in process.stdout:
+        log.append(line)
+        match = EPOCH_LINE.search(line)
+        if match and int(match.group(2)) == epoch:
+            return int(match.group(1))
+        assert time.time() - start < deadline, ''.join(log[-40:])
+    raise AssertionError('run ended before epoch %d:\n%s'
+                         % (epoch, ''.join(log[-40:])))
+
+
+def _finish(process, log, timeout=300):
+    try:
+        out, _ = process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    log.append(out)
+    return ''.join(log)
+
+
+def _results(trial_dir):
+    with open(os.path.join(trial_dir, 'result.json')) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _trial_status(experiment_dir):
+    from ray.tune import ExperimentAnalysis
+    return [trial.status for trial in ExperimentAnalysis(experiment_dir).trials]
+
+
+def _assert_complete(trial_dir, n_epochs=N_EPOCHS):
+    results = _results(trial_dir)
+    epochs = [r['epoch'] for r in results]
+    assert epochs[-1] == n_epochs and results[-1]['done']
+    # Counters continue across the restart (never back to epoch 1).
+    assert epochs == sorted(epochs) and epochs[0] == 1
+    assert all(r['total_timestep'] == 100 * r['epoch'] for r in results)
+    assert set(epochs) == set(range(1, n_epochs + 1))
+    return results
+
+
+def test_killed_trial_recovers_from_its_checkpoint(tmp_path):
+    process = _start(tmp_path, '--max-failures', '2')
+    log = []
+    try:
+        pid = _wait_for_epoch(process, 3, log)
+        os.kill(pid, signal.SIGKILL)
+    finally:
+        output = _finish(process, log)
+    assert process.returncode == 0, output[-3000:]
+    [experiment_dir] = glob.glob(str(tmp_path / '*/*/*/*-ft'))
+    [trial_dir] = glob.glob(os.path.join(experiment_dir, 'id=*'))
+    assert _trial_status(experiment_dir) == ['TERMINATED']
+    _assert_complete(trial_dir)
+    # The trial really ran in a second process after the kill.
+    pids = {int(m.group(1)) for m in map(EPOCH_LINE.search,
+                                         output.splitlines()) if m}
+    assert pid in pids and len(pids) == 2, pids
+
+
+def test_interrupted_experiment_resumes_with_restore(tmp_path, cli):
+    # Many short epochs, so the interrupt surely comes before the end.
+    n_epochs = 40
+    process = _start(tmp_path, '--max-failures', '0', epochs=n_epochs)
+    log = []
+    try:
+        _wait_for_epoch(process, 2, log)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl+C: Tune stops the run
+    finally:
+        output = _finish(process, log, timeout=120)
+    [experiment_dir] = glob.glob(str(tmp_path / '*/*/*/*-ft'))
+    [trial_dir] = glob.glob(os.path.join(experiment_dir, 'id=*'))
+    stopped_at = _results(trial_dir)[-1]['epoch']
+    assert stopped_at < n_epochs, output[-3000:]
+
+    result = cli('run_example_local', 'examples.development',
+                 *map(str, tiny_args(epochs=n_epochs)), '--cpus', '2',
+                 '--restore', experiment_dir, '--verbose', '0', timeout=300)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    assert _trial_status(experiment_dir) == ['TERMINATED']
+    results = _assert_complete(trial_dir, n_epochs)
+    resumed = [r for r in results if r['epoch'] > stopped_at]
+    # The resumed part started from the last checkpoint, not from scratch.
+    assert resumed and resumed[0]['num_train_steps'] > 0
