@@ -66,6 +66,14 @@ class DmControlAdapter(SoftlearningEnv):
         return self._env.physics
 
     @property
+    def physical_parameters(self):
+        if not hasattr(self, '_parameters'):
+            from .mujoco_parameters import MujocoParameters
+            self._parameters = MujocoParameters(
+                self._env.physics.model.ptr, self._describe())
+        return self._parameters
+
+    @property
     def max_episode_steps(self):
         limit = self._env._step_limit
         return None if limit == float('inf') else int(limit)
