@@ -13,8 +13,8 @@ import sys
 import tensorflow as tf
 from ray import tune
 
-from softlearning import (algorithms, environments, policies, replay_pools,
-                          samplers, value_functions)
+from softlearning import (algorithms, curriculum, environments, policies,
+                          replay_pools, samplers, value_functions)
 from softlearning.utils.random import set_seed
 
 STATE_FILE = 'algorithm_state.pkl'
@@ -70,8 +70,14 @@ class ExperimentRunner(tune.Trainable):
         Qs = value_functions.get(variant['Q_params'], training_environment)
         pool = replay_pools.get(variant['replay_pool_params'],
                                 training_environment, seed=seed)
-        sampler = samplers.get(variant['sampler_params'], seed=seed)
+        sampler = samplers.get_from_variant(variant, seed=seed)
         sampler.initialize(training_environment, policy, pool)
+        # The environment-parameter curriculum runs at the start of every
+        # epoch (= iteration) and pushes its values to the samplers.
+        self.curriculum = (
+            curriculum.get(variant['curriculum'], sampler,
+                           evaluation_environment)
+            if variant.get('curriculum') else None)
 
         self.training_environment = training_environment
         self.evaluation_environment = evaluation_environment
@@ -88,6 +94,7 @@ class ExperimentRunner(tune.Trainable):
             Qs=Qs,
             pool=pool,
             sampler=sampler,
+            iteration_callbacks=[self.curriculum] if self.curriculum else [],
             seed=seed)
         self._n_epochs = variant['algorithm_params']['config']['n_epochs']
         self._train_generator = None
@@ -107,7 +114,8 @@ class ExperimentRunner(tune.Trainable):
         checkpoint.write(os.path.join(checkpoint_dir, TF_CHECKPOINT_PREFIX))
         with open(os.path.join(checkpoint_dir, STATE_FILE), 'wb') as f:
             pickle.dump({'algorithm': self.algorithm.get_state(),
-                         'variant': self._variant}, f)
+                         'variant': self._variant,
+                         'curriculum': self._curriculum_state()}, f)
         return checkpoint_dir
 
     def load_checkpoint(self, checkpoint_dir):
@@ -118,7 +126,17 @@ class ExperimentRunner(tune.Trainable):
             checkpoint_dir, TF_CHECKPOINT_PREFIX)).assert_consumed()
         self.policy.refresh_numpy_weights()
         self.algorithm.set_state(state['algorithm'])
+        self._restore_curriculum_state(state.get('curriculum'))
         self._train_generator = None
+
+    # Curriculum state: a resumed run continues the schedule. ---------------
+
+    def _curriculum_state(self):
+        return self.curriculum.get_state() if self.curriculum else None
+
+    def _restore_curriculum_state(self, curriculum_state):
+        if self.curriculum and curriculum_state is not None:
+            self.curriculum.set_state(curriculum_state)
 
 
 def main(argv=None):
