@@ -118,14 +118,15 @@ def test_randomized_parameter_is_drawn_per_episode():
 @pytest.fixture(scope='module')
 def ray_cluster():
     ray.init(num_cpus=2, include_dashboard=False, runtime_env={
-        'env_vars': {'PYTHONPATH': REPO_ROOT, 'TF_CPP_MIN_LOG_LEVEL': '2'}})
+        # tests/ too: actors unpickle this module's read_physics.
+        'env_vars': {'PYTHONPATH': f'{REPO_ROOT}:{REPO_ROOT}/tests',
+                     'TF_CPP_MIN_LOG_LEVEL': '2'}})
     yield
     ray.shutdown()
 
 
-def read_physics(worker, universe, kind, name):
-    """The value inside the worker's simulator (not our bookkeeping)."""
-    environment = worker.environment
+def read_physics(environment, universe, kind, name):
+    """The value inside the simulator (not our bookkeeping)."""
     if universe == 'pybullet':
         parameters = environment.physical_parameters
         return parameters.read(kind, name)
@@ -191,7 +192,8 @@ def test_curriculum_values_reach_every_actor_physics(
             for kind, name in (('mass', body), ('friction', geom),
                                ('damping', joint)):
                 values = ray.get([actor.__ray_call__.remote(
-                    read_physics, universe, kind, name)
+                    lambda worker, *args: read_physics(
+                        worker.environment, *args), universe, kind, name)
                     for actor in sampler.actors])
                 np.testing.assert_allclose(
                     values, [nominal[kind] * multipliers[kind]] * 2,
