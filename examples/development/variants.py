@@ -10,8 +10,7 @@ import copy
 from ray import tune
 
 from softlearning import curriculum
-from softlearning.environments import (get_environment_from_params,
-                                       resolve_task)
+from softlearning.environments import resolve_task
 
 DEFAULT_KEY = '__default__'
 
@@ -243,9 +242,5 @@ def validate_curriculum(variant_spec):
     if not spec:
         return
     curriculum.validate_curriculum_spec(spec)
-    environment = get_environment_from_params(
-        variant_spec['environment_params']['training'])
-    try:
-        curriculum.validate_for_environment(spec, environment)
-    finally:
-        environment.close()
+    curriculum.validate_for_environment_params(
+        spec, variant_spec['environment_params']['training'])

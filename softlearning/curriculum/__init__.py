@@ -31,6 +31,38 @@ def validate_for_environment(spec, environment):
             f"; valid: {sorted(supported) or '(none: implement set_state)'}")
 
 
+def _supported_state_keys(environment_params):
+    from softlearning.environments import get_environment_from_params
+    environment = get_environment_from_params(environment_params)
+    try:
+        return tuple(environment.supported_state_keys), repr(environment)
+    finally:
+        environment.close()
+
+
+def validate_for_environment_params(spec, environment_params):
+    """Like ``validate_for_environment``, building the environment in a
+    short-lived child process: a MuJoCo environment built with offscreen
+    rendering (OSMesa's LLVM) in a process that then loads TensorFlow
+    crashes it, and the experiment driver loads TensorFlow."""
+    import concurrent.futures
+    import multiprocessing
+    with concurrent.futures.ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context('spawn')) as executor:
+        supported, description = executor.submit(
+            _supported_state_keys, environment_params).result()
+    _check_names(spec, supported, description)
+
+
+def _check_names(spec, supported, description):
+    unknown = [name for name in spec if name not in supported]
+    if unknown:
+        raise ValueError(
+            f"Unknown curriculum parameter(s) {unknown} for {description}; "
+            f"valid: {', '.join(supported) or '(none: implement set_state)'}")
+
+
 __all__ = ['Curriculum', 'CurriculumCallback', 'EnvironmentStateSetter',
            'ParameterSchedule', 'get', 'load_curriculum_file',
-           'validate_curriculum_spec', 'validate_for_environment']
+           'validate_curriculum_spec', 'validate_for_environment',
+           'validate_for_environment_params']
