@@ -8,6 +8,12 @@ state-based environment and an expensive pixel-rendering one.
 Prints one JSON object. Actors start before timing (their start-up, mostly
 importing TensorFlow, is reported separately). Both samplers act with the
 uniform policy and add every transition to a replay pool, as in the warm-up.
+
+Known limitation: with MUJOCO_GL=osmesa, rendering in a process that has
+loaded TensorFlow crashes (OSMesa's LLVM and TensorFlow's LLVM collide), and
+both the learner and the sampler actors load TensorFlow today; run the pixel
+part (``--pixel-steps N``) with MUJOCO_GL=egl on a GPU machine, or pass
+``--pixel-steps 0`` to skip it.
 """
 
 import argparse
@@ -84,6 +90,8 @@ def main():
     try:
         for (name, params), n_steps in zip(
                 ENVIRONMENTS.items(), (args.state_steps, args.pixel_steps)):
+            if n_steps == 0:
+                continue
             results[name] = {
                 label: measure(params, num_samplers, n_steps)
                 for label, num_samplers in (('in-process', 0),
