@@ -95,6 +95,23 @@ def _trial_cpus(args):
     return args.trial_cpus
 
 
+def _trial_resources(args, variant_spec):
+    """Tune resources of a trial. With remote samplers, a placement group:
+    one bundle for the trainer plus one per sampler actor, so Tune reserves
+    the actors' CPUs too and never oversubscribes a node."""
+    trainer = args.resources_per_trial or {
+        'cpu': args.trial_cpus, 'gpu': args.trial_gpus}
+    sampler_params = variant_spec['sampler_params']
+    if sampler_params['class_name'] != 'RemoteSampler':
+        return trainer
+    from ray import tune
+    config = sampler_params['config']
+    bundles = [{'CPU': trainer.get('cpu', 1), 'GPU': trainer.get('gpu', 0)}]
+    bundles += [{'CPU': config.get('sampler_cpus', 1)}
+                for _ in range(config.get('num_samplers', 2))]
+    return tune.PlacementGroupFactory(bundles)
+
+
 def _experiment_dir(args, variant_spec):
     environment = variant_spec['environment_params']['training']
     timestamp = datetime.datetime.now().strftime('%Y-%m-%dT%H-%M-%S')
@@ -119,8 +136,7 @@ def run_example_local(example_module_name, example_argv=None):
     from ray import tune
 
     storage_path, experiment_name = _experiment_dir(args, variant_spec)
-    resources_per_trial = args.resources_per_trial or {
-        'cpu': args.trial_cpus, 'gpu': args.trial_gpus}
+    resources_per_trial = _trial_resources(args, variant_spec)
     run_params = variant_spec['run_params']
 
     trainable = tune.with_resources(example.get_trainable_class(args),

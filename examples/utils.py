@@ -66,6 +66,42 @@ def add_environment_options(parser):
                             "(dm_control), v0 (pybullet). Default: %(default)s.")
 
 
+def non_negative_int(value):
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a non-negative integer, got {value}")
+    return number
+
+
+def positive_float(value):
+    number = float(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number, got {value}")
+    return number
+
+
+def add_sampling_options(parser):
+    group = parser.add_argument_group('parallel sampling and curriculum')
+    group.add_argument('--num-samplers', type=non_negative_int, default=0,
+                       help='Collect experience with N Ray actors, each with '
+                            'its own environment (default: 0, collect in the '
+                            'trial\'s own process).')
+    group.add_argument('--sampler-cpus', type=positive_float, default=1.0,
+                       help='CPUs reserved per sampler actor; counted in the '
+                            'trial\'s resources (default: %(default)s).')
+    group.add_argument('--async-sampling', type=str2bool, default=False,
+                       help='Let sampler actors keep collecting while the '
+                            'learner trains (policy lag of one collect call; '
+                            'default: %(default)s).')
+    group.add_argument('--curriculum', type=str, default=None, metavar='FILE',
+                       help='JSON file with an environment-parameter '
+                            'curriculum, e.g. {"mass": {"iters": [0, 10], '
+                            '"range": [1.0, 1.5]}}; see '
+                            'docs/parallel_and_curriculum.md.')
+
+
 def get_parser(algorithms=('SAC',), policies=('gaussian',)):
     parser = argparse.ArgumentParser(
         description='Train a maximum-entropy RL agent as a Ray Tune experiment.',
@@ -137,6 +173,8 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                             '(or trial) folder: start a new trial from it.')
     group.add_argument('--verbose', type=int, default=1, choices=(0, 1, 2),
                        help='Tune verbosity (default: %(default)s).')
+
+    add_sampling_options(parser)
 
     group = parser.add_argument_group('resources')
     group.add_argument('--cpus', type=int, default=None,

@@ -12,8 +12,8 @@ import sys
 import tensorflow as tf
 from ray import tune
 
-from softlearning import (algorithms, environments, policies, replay_pools,
-                          samplers, value_functions)
+from softlearning import (algorithms, curriculum, environments, policies,
+                          replay_pools, samplers, value_functions)
 from softlearning.utils import checkpoints
 from softlearning.utils.random import set_seed
 
@@ -75,8 +75,14 @@ class ExperimentRunner(tune.Trainable):
         Qs = value_functions.get(variant['Q_params'], training_environment)
         pool = replay_pools.get(variant['replay_pool_params'],
                                 training_environment, seed=seed)
-        sampler = samplers.get(variant['sampler_params'], seed=seed)
+        sampler = samplers.get_from_variant(variant, seed=seed)
         sampler.initialize(training_environment, policy, pool)
+        # The environment-parameter curriculum runs at the start of every
+        # epoch (= iteration) and pushes its values to the samplers.
+        self.curriculum = (
+            curriculum.get(variant['curriculum'], sampler,
+                           evaluation_environment)
+            if variant.get('curriculum') else None)
 
         self.training_environment = training_environment
         self.evaluation_environment = evaluation_environment
@@ -94,6 +100,7 @@ class ExperimentRunner(tune.Trainable):
             Qs=Qs,
             pool=pool,
             sampler=sampler,
+            iteration_callbacks=[self.curriculum] if self.curriculum else [],
             seed=seed)
         self._n_epochs = variant['algorithm_params']['config']['n_epochs']
         self._train_generator = None
@@ -135,6 +142,7 @@ class ExperimentRunner(tune.Trainable):
             'exploration_policy_np_random': (
                 self.initial_exploration_policy.get_np_random_state()),
             'evaluation_environment': None,
+            'curriculum': self._curriculum_state(),
         }
         if self.evaluation_environment is not None:
             state['evaluation_environment'] = (
@@ -193,6 +201,7 @@ class ExperimentRunner(tune.Trainable):
             self.evaluation_environment.set_episode_state(
                 state['evaluation_environment'])
         self._load_pool(checkpoint_dir, manifest, state['pool'])
+        self._restore_curriculum_state(state.get('curriculum'))
         self._train_generator = None
 
     def _load_pool(self, checkpoint_dir, manifest, pool_state):
@@ -208,6 +217,15 @@ class ExperimentRunner(tune.Trainable):
         self._pool_pieces_dir = os.path.realpath(os.path.dirname(
             os.path.abspath(checkpoint_dir)))
         self._pool_saved_total = self.pool.total_samples
+
+    # Curriculum state: a resumed run continues the schedule. ---------------
+
+    def _curriculum_state(self):
+        return self.curriculum.get_state() if self.curriculum else None
+
+    def _restore_curriculum_state(self, curriculum_state):
+        if self.curriculum and curriculum_state is not None:
+            self.curriculum.set_state(curriculum_state)
 
 
 def main(argv=None):

@@ -9,6 +9,7 @@ import copy
 
 from ray import tune
 
+from softlearning import curriculum
 from softlearning.environments import resolve_task
 
 DEFAULT_KEY = '__default__'
@@ -161,6 +162,8 @@ def get_variant_spec_base(args, universe, domain, task):
             'class_name': 'SimpleSampler',
             'config': {'max_path_length': config['max_path_length']},
         },
+        # Environment-parameter curriculum (softlearning/curriculum/), or None.
+        'curriculum': None,
         'run_params': {
             'seed': (tune.randint(0, 10000) if args.seed is None
                      else args.seed),
@@ -213,6 +216,36 @@ def get_variant_spec(args):
         run_params['checkpoint_at_end'] = args.checkpoint_at_end
     if args.checkpoint_replay_pool is not None:
         run_params['checkpoint_replay_pool'] = args.checkpoint_replay_pool
+    set_parallel_sampling(variant_spec, args)
+    if getattr(args, 'curriculum', None):
+        variant_spec['curriculum'] = curriculum.load_curriculum_file(
+            args.curriculum)
     for key, value in args.config:
         set_by_path(variant_spec, key, value)
+    validate_curriculum(variant_spec)
     return variant_spec
+
+
+def set_parallel_sampling(variant_spec, args):
+    """``--num-samplers N`` (N >= 1) collects with N Ray actors."""
+    num_samplers = getattr(args, 'num_samplers', 0)
+    if not num_samplers:
+        return
+    config = variant_spec['sampler_params']['config']
+    variant_spec['sampler_params'] = {
+        'class_name': 'RemoteSampler',
+        'config': {**config, 'num_samplers': num_samplers,
+                   'sampler_cpus': args.sampler_cpus,
+                   'asynchronous': args.async_sampling},
+    }
+
+
+def validate_curriculum(variant_spec):
+    """A malformed curriculum, or a parameter the training environment
+    cannot set, fails here, before any training."""
+    spec = variant_spec.get('curriculum')
+    if not spec:
+        return
+    curriculum.validate_curriculum_spec(spec)
+    curriculum.validate_for_environment_params(
+        spec, variant_spec['environment_params']['training'])

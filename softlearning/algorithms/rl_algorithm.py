@@ -176,8 +176,10 @@ class RLAlgorithm:
         timer = Timer()
         training_stats = {}
         epoch_start = time.perf_counter()
+        # A callback may return diagnostics (e.g. the curriculum's values).
+        callback_diagnostics = {}
         for callback in self._iteration_callbacks:
-            callback(self, self._epoch)
+            callback_diagnostics.update(callback(self, self._epoch) or {})
         self._sampler.start_epoch()
         steps_done = 0
         while steps_done < self._epoch_length:
@@ -189,6 +191,7 @@ class RLAlgorithm:
             evaluation = self._evaluate()
         with timer('diagnostics'):
             diagnostics = self._diagnostics(training_stats, evaluation)
+        diagnostics.update(callback_diagnostics)
         self._epoch += 1
         timer.seconds['epoch'] = time.perf_counter() - epoch_start
         diagnostics['times'] = timer.seconds

@@ -4,6 +4,8 @@ import collections
 
 import numpy as np
 
+from softlearning.curriculum.randomization import EnvironmentStateSetter
+
 from .utils import path_statistics
 
 
@@ -27,6 +29,13 @@ class SimpleSampler:
 
     def initialize(self, environment, policy, pool):
         self.environment, self.policy, self.pool = environment, policy, pool
+        self._environment_state = EnvironmentStateSetter(
+            environment, seed=self._seed)
+
+    def set_environment_state(self, state):
+        """Physical parameters for the environment (see curriculum/): numbers
+        apply now, {'low', 'high'} ranges are drawn from every episode."""
+        self._environment_state.set(state)
 
     def set_policy(self, policy):
         self.policy = policy
@@ -43,6 +52,7 @@ class SimpleSampler:
         seed = None
         if self._num_paths == 0 and self._seed is not None:
             seed = self._seed  # later resets continue the seeded stream
+        self._environment_state.before_reset()
         self._current_observation = self.environment.reset(seed=seed)
 
     def sample(self, n_steps=1, policy=None):

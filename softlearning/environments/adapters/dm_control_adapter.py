@@ -48,7 +48,9 @@ class DmControlAdapter(SoftlearningEnv):
 
     def __init__(self, domain, task, observation_keys=None, seed=None,
                  environment_kwargs=None, task_kwargs=None,
-                 render_kwargs=None):
+                 render_kwargs=None, render_observations=False):
+        """``render_observations=True`` adds a 'pixels' observation: the
+        (height, width, 3) frame of ``render_kwargs`` rendered every step."""
         super().__init__('dm_control', domain, task, observation_keys)
         validate_domain_task(domain, task)
         suite = _import_suite()
@@ -66,6 +68,12 @@ class DmControlAdapter(SoftlearningEnv):
                             shape=(int(np.prod(spec.shape)),),
                             dtype=np.float32)
             for key, spec in self._env.observation_spec().items()})
+        self._render_observations = bool(render_observations)
+        if self._render_observations:
+            full_space = spaces.Dict({**full_space.spaces, 'pixels': spaces.Box(
+                0, 255, shape=(self._render_kwargs['height'],
+                               self._render_kwargs['width'], 3),
+                dtype=np.float32)})
         self._observation_space = self._select_observation_space(full_space)
 
     @property
@@ -77,12 +85,24 @@ class DmControlAdapter(SoftlearningEnv):
         return self._env.physics
 
     @property
+    def physical_parameters(self):
+        if not hasattr(self, '_parameters'):
+            from .mujoco_parameters import MujocoParameters
+            self._parameters = MujocoParameters(
+                self._env.physics.model.ptr, self._describe())
+        return self._parameters
+
+    @property
     def max_episode_steps(self):
         limit = self._env._step_limit
         return None if limit == float('inf') else int(limit)
 
     def _observation(self, time_step):
-        return {key: _as_vector(time_step.observation[key])
+        observation = dict(time_step.observation)
+        if self._render_observations and 'pixels' in self.observation_keys:
+            observation['pixels'] = self.render().astype(np.float32)
+        return {key: (observation[key] if key == 'pixels'
+                      else _as_vector(observation[key]))
                 for key in self.observation_keys}
 
     def reset(self, seed=None):

@@ -122,6 +122,17 @@ class GymnasiumAdapter(SoftlearningEnv):
     def max_episode_steps(self):
         return self._env.spec.max_episode_steps
 
+    @property
+    def physical_parameters(self):
+        """MuJoCo environments (those with a ``model``) have parameters."""
+        if not hasattr(self, '_parameters'):
+            model = getattr(self.unwrapped, 'model', None)
+            self._parameters = None
+            if model is not None and type(model).__name__ == 'MjModel':
+                from .mujoco_parameters import MujocoParameters
+                self._parameters = MujocoParameters(model, self._describe())
+        return self._parameters
+
     def _observation(self, raw_observation):
         observation = self._wrap_observation(raw_observation)
         return {key: np.asarray(observation[key], dtype=np.float32)

@@ -15,6 +15,29 @@ class PybulletAdapter(GymnasiumAdapter):
 
     _is_own_spec = staticmethod(_is_pybullet)
 
+    @property
+    def physical_parameters(self):
+        # The robot is loaded into Bullet on the first reset; before that it
+        # has no bodies to read or change.
+        if getattr(self, '_parameters', None) is None:
+            robot = getattr(self.unwrapped, 'robot', None)
+            if robot is None:
+                return None
+            if robot.parts is None:
+                self._env.reset()
+            from .bullet_parameters import BulletParameters
+            self._parameters = BulletParameters(robot, self._describe())
+        return self._parameters
+
+    def reset(self, seed=None):
+        observation = super().reset(seed=seed)
+        # A reset after a new connection reloads the robot with nominal
+        # dynamics; re-apply what was set.
+        parameters = getattr(self, '_parameters', None)
+        if parameters is not None and parameters.get():
+            parameters.apply_all()
+        return observation
+
     def render(self, width=None, height=None, camera_id=None):
         frame = super().render(width, height, camera_id)
         return frame[..., :3]

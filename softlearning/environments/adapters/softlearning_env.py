@@ -119,24 +119,44 @@ class SoftlearningEnv:
     # Physical parameters (domain randomization) --------------------------
 
     def get_state(self):
-        """Current physical parameters, as a dict ``{name: value}``."""
-        return {}
+        """Current physical parameters set with ``set_state``, as a dict
+        ``{name: multiplier}``."""
+        parameters = self.physical_parameters
+        return {} if parameters is None else parameters.get()
 
     def set_state(self, state):
         """Set physical parameters from a dict ``{name: value}``.
 
-        Subclasses support the parameters they list in
-        ``supported_state_keys``; anything else is a clear error.
+        The built-in adapters support the keys in ``supported_state_keys``
+        (see physical_parameters.py: 'mass', 'friction', 'damping' as
+        multipliers for all elements, or 'mass/<body>' etc. for one);
+        anything else is a clear error. Your own environment takes part in
+        the curriculum by overriding this method (and
+        ``supported_state_keys``).
         """
-        if state:
+        if not state:
+            return
+        parameters = self.physical_parameters
+        if parameters is None:
             raise ValueError(
                 f"{type(self).__name__} ({self.universe}/{self.domain}/"
                 f"{self.task}) has no settable physical parameters "
-                f"{sorted(state)}; supported: {sorted(self.supported_state_keys)}")
+                f"{sorted(state)}; supported: "
+                f"{sorted(self.supported_state_keys)}")
+        parameters.set(state)
 
     @property
     def supported_state_keys(self):
-        return ()
+        parameters = self.physical_parameters
+        return () if parameters is None else parameters.supported_keys
+
+    @property
+    def physical_parameters(self):
+        """A PhysicalParameters of the simulator, or None (no parameters)."""
+        return None
+
+    def _describe(self):
+        return f"{self.universe}/{self.domain}/{self.task}"
 
     def __repr__(self):
         return (f"{type(self).__name__}({self.universe}/{self.domain}/"

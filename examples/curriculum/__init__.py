@@ -1,0 +1,35 @@
+"""Curriculum example: the development example's variant and trainable,
+trained with an environment-parameter curriculum.
+
+    softlearning run_example_local examples.curriculum \\
+        --universe gym --domain HalfCheetah --task v5 \\
+        --num-samplers 2 --sampler-cpus 1
+
+Without ``--curriculum FILE`` it uses half_cheetah_mass.json beside this
+file: HalfCheetah's body masses are drawn per episode from a range around
+their constructor values that widens from +-0% to +-40% over 300 epochs,
+and the sliding friction goes down to 0.7x from epoch 100 on.
+"""
+
+import os
+
+from examples.development import get_parser as _get_parser
+from examples.development import get_trainable_class
+from examples.development.variants import get_variant_spec as _get_spec
+
+DEFAULT_CURRICULUM = os.path.join(os.path.dirname(__file__),
+                                  'half_cheetah_mass.json')
+
+
+def get_parser():
+    parser = _get_parser()
+    parser.set_defaults(curriculum=DEFAULT_CURRICULUM, domain='HalfCheetah',
+                        task='v5')
+    return parser
+
+
+def get_variant_spec(args):
+    return _get_spec(args)
+
+
+__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec']

@@ -1,0 +1,391 @@
+"""Parallel sampler: N Ray actors, each stepping its own environment copy.
+
+The learner keeps one ``RemoteSampler``; each of its actors runs a
+``SamplerWorker`` that builds its environment and policies from *params*
+(the variant's), never from pickled objects, so actors start on any node.
+
+Per ``sample(n_steps, policy)`` call:
+1. the learner's policy weights are put in the object store once and every
+   actor loads them (not per step: the actors act in numpy);
+2. the ``n_steps`` are split over the actors, which step their environments
+   and send their transitions back in one batch each;
+3. the batches go into the learner's replay pool with ``pool.add_samples``.
+
+When the algorithm passes its uniform warm-up policy instead of the learner's
+policy, the actors act with their own copy of the exploration policy.
+
+A dead actor (a crashed simulator, a lost node) is replaced by a new one
+with the same environment state and a new seed, and its share of the steps
+is collected again; the sampling call does not fail for it.
+
+Asynchronous mode (``asynchronous=True``): right after handing back a batch
+each actor starts on the next one with the weights it has, so collection
+overlaps training. Data is then collected with the weights of the previous
+``sample`` call: the policy lag is at most one call (``fused_steps``
+environment steps of the learner) and is reported as 'policy-lag-mean' /
+'policy-lag-max' (in weight versions) in the diagnostics.
+"""
+
+import collections
+
+import numpy as np
+import ray
+from ray.exceptions import RayActorError
+from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+from .utils import path_statistics
+
+# Seeds of successive actors (and of replacements) stay apart.
+ACTOR_SEED_STRIDE = 1000
+RESTART_SEED_STRIDE = 100003
+MAX_ATTEMPTS_PER_SHARE = 3
+
+
+class SamplerWorker:
+    """One environment and its policies; the body of a sampler actor."""
+
+    def __init__(self, environment_params, policy_params,
+                 exploration_policy_params, max_path_length, seed=None):
+        from softlearning import environments, policies
+        from softlearning.curriculum.randomization import (
+            EnvironmentStateSetter)
+        self.environment = environments.get_environment_from_params(
+            environment_params)
+        self.policies = {
+            'policy': policies.get(policy_params, self.environment, seed=seed),
+            'exploration': policies.get(exploration_policy_params,
+                                        self.environment,
+                                        seed=None if seed is None else seed + 1),
+        }
+        self._environment_state = EnvironmentStateSetter(
+            self.environment, seed=seed)
+        self._max_path_length = int(max_path_length)
+        self._seed = seed
+        self._weights_version = -1
+        self._observation = None
+        self._path_length = 0
+        self._path_return = 0.0
+        self._num_paths = 0
+
+    # Control ---------------------------------------------------------------
+
+    def set_weights(self, weights, version=None):
+        self.policies['policy'].set_weights(weights)
+        self._weights_version = version
+
+    def get_weights(self):
+        return self.policies['policy'].get_weights()
+
+    def set_environment_state(self, state):
+        self._environment_state.set(state)
+        return self.environment.get_state()
+
+    def get_environment_state(self):
+        return self.environment.get_state()
+
+    def get_seed(self):
+        return self._seed
+
+    # Collection ------------------------------------------------------------
+
+    def _reset(self):
+        seed = self._seed if self._num_paths == 0 else None
+        self._environment_state.before_reset()
+        self._observation = self.environment.reset(seed=seed)
+
+    def sample(self, n_steps, policy_name='policy', weights=None,
+               version=None):
+        """Takes ``n_steps`` steps; returns the transitions as one batch
+        plus the returns/lengths of the paths that finished."""
+        if weights is not None:
+            self.set_weights(weights, version)
+        policy = self.policies[policy_name]
+        observations, next_observations = [], []
+        actions, rewards, terminals = [], [], []
+        returns, lengths = [], []
+        for _ in range(n_steps):
+            if self._observation is None:
+                self._reset()
+            action = policy.action(self._observation)
+            next_observation, reward, terminated, truncated, _ = (
+                self.environment.step(action))
+            observations.append(self._observation)
+            next_observations.append(next_observation)
+            actions.append(action)
+            rewards.append(reward)
+            terminals.append(terminated)
+            self._path_length += 1
+            self._path_return += reward
+            if (terminated or truncated
+                    or self._path_length >= self._max_path_length):
+                returns.append(self._path_return)
+                lengths.append(self._path_length)
+                self._num_paths += 1
+                self._path_length, self._path_return = 0, 0.0
+                self._observation = None
+            else:
+                self._observation = next_observation
+        return {
+            'samples': _stack_transitions(observations, next_observations,
+                                          actions, rewards, terminals),
+            'returns': returns,
+            'lengths': lengths,
+            'version': (self._weights_version if policy_name == 'policy'
+                        else None),
+        }
+
+
+def _stack_transitions(observations, next_observations, actions, rewards,
+                       terminals):
+    return {
+        'observations': {key: np.stack([o[key] for o in observations])
+                         for key in observations[0]},
+        'next_observations': {key: np.stack([o[key] for o in
+                                             next_observations])
+                              for key in next_observations[0]},
+        'actions': np.stack(actions).astype(np.float32),
+        'rewards': np.asarray(rewards, dtype=np.float32)[:, None],
+        # Only true terminations: a time limit still bootstraps.
+        'terminals': np.asarray(terminals, dtype=np.float32)[:, None],
+    }
+
+
+def split_steps(n_steps, n_actors):
+    """``n_steps`` as evenly as possible over the actors (earlier ones take
+    the remainder)."""
+    base, remainder = divmod(int(n_steps), n_actors)
+    return [base + (i < remainder) for i in range(n_actors)]
+
+
+class RemoteSampler:
+
+    def __init__(self, max_path_length, num_samplers=2, sampler_cpus=1,
+                 environment_params=None, policy_params=None,
+                 exploration_policy_params=None, seed=None,
+                 store_last_n_paths=10, asynchronous=False,
+                 actor_options=None):
+        if int(num_samplers) < 1:
+            raise ValueError(f"num_samplers must be >= 1, got {num_samplers}")
+        if environment_params is None or policy_params is None:
+            raise ValueError(
+                "RemoteSampler needs environment_params and policy_params "
+                "(build it with samplers.get_from_variant(variant)).")
+        self._max_path_length = int(max_path_length)
+        self._num_samplers = int(num_samplers)
+        self._sampler_cpus = float(sampler_cpus)
+        self._environment_params = environment_params
+        self._policy_params = policy_params
+        self._exploration_policy_params = (
+            exploration_policy_params
+            or {'class_name': 'UniformPolicy', 'config': {}})
+        self._seed = 0 if seed is None else int(seed)
+        self._asynchronous = bool(asynchronous)
+        # Extra Ray actor options (e.g. a runtime_env); mostly for tests.
+        self._actor_options = dict(actor_options or {})
+
+        self.environment = self.policy = self.pool = None
+        self.actors = []
+        self._incarnations = []
+        self._environment_state = {}
+        self._weights_version = 0
+        self._pending = {}  # asynchronous mode: actor index -> request
+        self._recent_returns = collections.deque(maxlen=store_last_n_paths)
+        self._recent_lengths = collections.deque(maxlen=store_last_n_paths)
+        self._epoch_returns, self._epoch_lengths = [], []
+        self._epoch_lags = []
+        self._total_samples = 0
+        self._num_paths = 0
+        self.actor_restarts = 0
+
+    @staticmethod
+    def params_from_variant(variant):
+        """What the actors rebuild their environment and policies from."""
+        return {
+            'environment_params': variant['environment_params']['training'],
+            'policy_params': variant['policy_params'],
+            'exploration_policy_params': variant.get(
+                'exploration_policy_params'),
+        }
+
+    # Actors ----------------------------------------------------------------
+
+    def _actor_seed(self, index):
+        return (self._seed + ACTOR_SEED_STRIDE * (index + 1)
+                + RESTART_SEED_STRIDE * self._incarnations[index])
+
+    def _scheduling_options(self, index):
+        """Inside a Tune trial the actors go into the trial's placement
+        group (bundle 0 is the trainer's, bundle i + 1 sampler i's), so the
+        trial's reservation covers them; elsewhere they just ask for CPUs."""
+        options = {'num_cpus': self._sampler_cpus}
+        group = ray.util.get_current_placement_group()
+        if group is not None and len(group.bundle_specs) > index + 1:
+            options['scheduling_strategy'] = PlacementGroupSchedulingStrategy(
+                group, placement_group_bundle_index=index + 1)
+        return options
+
+    def _start_actor(self, index):
+        actor_class = ray.remote(SamplerWorker)
+        actor = actor_class.options(
+            **self._scheduling_options(index), **self._actor_options,
+        ).remote(self._environment_params, self._policy_params,
+                 self._exploration_policy_params, self._max_path_length,
+                 self._actor_seed(index))
+        if self._environment_state:
+            actor.set_environment_state.remote(self._environment_state)
+        return actor
+
+    def _replace_actor(self, index):
+        ray.kill(self.actors[index], no_restart=True)
+        self._incarnations[index] += 1
+        self.actor_restarts += 1
+        self._pending.pop(index, None)
+        self.actors[index] = self._start_actor(index)
+
+    def initialize(self, environment, policy, pool):
+        self.environment, self.policy, self.pool = environment, policy, pool
+        self._incarnations = [0] * self._num_samplers
+        self.actors = [self._start_actor(i)
+                       for i in range(self._num_samplers)]
+
+    def set_policy(self, policy):
+        self.policy = policy
+
+    def close(self):
+        for actor in self.actors:
+            ray.kill(actor, no_restart=True)
+        self.actors, self._pending = [], {}
+
+    @property
+    def total_samples(self):
+        return self._total_samples
+
+    @property
+    def num_samplers(self):
+        return self._num_samplers
+
+    def _call_with_replacement(self, index, method, *args):
+        """``actor.method(*args)``, on a fresh actor if this one is dead."""
+        for attempt in range(MAX_ATTEMPTS_PER_SHARE):
+            try:
+                return ray.get(getattr(self.actors[index], method).remote(
+                    *args))
+            except RayActorError:
+                if attempt == MAX_ATTEMPTS_PER_SHARE - 1:
+                    raise
+                self._replace_actor(index)
+
+    # Environment state (curriculum) ----------------------------------------
+
+    def set_environment_state(self, state):
+        """Pushes physical parameters to every actor's environment (and
+        remembers them for replacement actors). Returns each actor's
+        environment state after the change."""
+        self._environment_state.update(state)
+        return [self._call_with_replacement(i, 'set_environment_state', state)
+                for i in range(self._num_samplers)]
+
+    def get_environment_states(self):
+        return [self._call_with_replacement(i, 'get_environment_state')
+                for i in range(self._num_samplers)]
+
+    def get_actor_weights(self):
+        return [self._call_with_replacement(i, 'get_weights')
+                for i in range(self._num_samplers)]
+
+    # Sampling ----------------------------------------------------------------
+
+    def _policy_name(self, policy):
+        from softlearning import policies
+        if policy is None or policy is self.policy:
+            return 'policy'
+        exploration_class = policies.POLICIES.get(
+            self._exploration_policy_params['class_name'])
+        if exploration_class is not None and isinstance(policy,
+                                                        exploration_class):
+            return 'exploration'
+        raise TypeError(
+            f"RemoteSampler can act with the learner's policy or the "
+            f"exploration policy "
+            f"({self._exploration_policy_params['class_name']}), not "
+            f"{type(policy).__name__}.")
+
+    def _request(self, index, n_steps, policy_name, weights):
+        return (self.actors[index].sample.remote(
+            n_steps, policy_name, weights, self._weights_version),
+            n_steps, policy_name)
+
+    def _result(self, index, request, weights):
+        """The actor's batch; a dead actor is replaced and asked again."""
+        reference, n_steps, policy_name = request
+        for attempt in range(MAX_ATTEMPTS_PER_SHARE):
+            try:
+                return ray.get(reference)
+            except RayActorError:
+                if attempt == MAX_ATTEMPTS_PER_SHARE - 1:
+                    raise
+                self._replace_actor(index)
+                reference = self._request(
+                    index, n_steps, policy_name, weights)[0]
+
+    def sample(self, n_steps, policy=None):
+        """Collects ``n_steps`` transitions over the actors into the pool."""
+        policy_name = self._policy_name(policy)
+        weights = None
+        if policy_name == 'policy':
+            self._weights_version += 1
+            weights = ray.put(self.policy.get_weights())
+        shares = split_steps(n_steps, self._num_samplers)
+        requests = {}
+        for index, share in enumerate(shares):
+            if index in self._pending:
+                requests[index] = self._pending.pop(index)
+            elif share > 0:
+                requests[index] = self._request(index, share, policy_name,
+                                                weights)
+        collected = 0
+        for index, request in requests.items():
+            result = self._result(index, request, weights)
+            collected += self._add_result(result)
+            if self._asynchronous and shares[index] > 0:
+                # Keep this actor busy while the learner trains.
+                self._pending[index] = self._request(
+                    index, shares[index], policy_name, weights)
+        return collected
+
+    def _add_result(self, result):
+        samples = result['samples']
+        count = len(samples['actions'])
+        self.pool.add_samples(samples)
+        self._total_samples += count
+        for path_return, length in zip(result['returns'], result['lengths']):
+            for returns, lengths in ((self._recent_returns,
+                                      self._recent_lengths),
+                                     (self._epoch_returns,
+                                      self._epoch_lengths)):
+                returns.append(path_return)
+                lengths.append(length)
+            self._num_paths += 1
+        if result['version'] is not None:
+            self._epoch_lags.append(self._weights_version - result['version'])
+        return count
+
+    def start_epoch(self):
+        self._epoch_returns, self._epoch_lengths = [], []
+        self._epoch_lags = []
+
+    def get_diagnostics(self):
+        """SimpleSampler's keys, plus the actors' count, restarts and the
+        policy lag of the data collected this epoch."""
+        if self._epoch_returns:
+            stats = path_statistics(self._epoch_returns, self._epoch_lengths)
+        else:
+            stats = path_statistics(self._recent_returns,
+                                    self._recent_lengths)
+        stats['total-paths'] = self._num_paths
+        stats['num-samplers'] = self._num_samplers
+        stats['actor-restarts'] = self.actor_restarts
+        lags = self._epoch_lags or [float('nan')]
+        stats['policy-lag-mean'] = float(np.mean(lags))
+        stats['policy-lag-max'] = float(np.max(lags))
+        return stats

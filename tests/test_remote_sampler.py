@@ -1,0 +1,166 @@
+"""RemoteSampler with real Ray actors and real MuJoCo/TensorFlow."""
+
+import os
+
+import numpy as np
+import pytest
+import ray
+
+from softlearning import environments, policies, replay_pools, samplers
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENVIRONMENT_PARAMS = {'universe': 'gym', 'domain': 'HalfCheetah',
+                      'task': 'v5', 'kwargs': {}}
+POLICY_PARAMS = {'class_name': 'FeedforwardGaussianPolicy',
+                 'config': {'hidden_layer_sizes': (8, 8)}}
+EXPLORATION_PARAMS = {'class_name': 'UniformPolicy', 'config': {}}
+# Actors must import this checkout of softlearning.
+ACTOR_OPTIONS = {'runtime_env': {'env_vars': {
+    'PYTHONPATH': REPO_ROOT, 'TF_CPP_MIN_LOG_LEVEL': '2'}}}
+
+
+@pytest.fixture(scope='module')
+def ray_cluster():
+    ray.init(num_cpus=2, include_dashboard=False,
+             runtime_env=ACTOR_OPTIONS['runtime_env'])
+    yield
+    ray.shutdown()
+
+
+def make_sampler(num_samplers=2, seed=7, **config):
+    environment = environments.get_environment_from_params(ENVIRONMENT_PARAMS)
+    policy = policies.get(POLICY_PARAMS, environment, seed=seed)
+    exploration = policies.get(EXPLORATION_PARAMS, environment, seed=seed)
+    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
+                             'config': {'max_size': 10000}}, environment)
+    variant = {'environment_params': {'training': ENVIRONMENT_PARAMS},
+               'policy_params': POLICY_PARAMS,
+               'exploration_policy_params': EXPLORATION_PARAMS,
+               'sampler_params': {'class_name': 'RemoteSampler', 'config': {
+                   'max_path_length': 30, 'num_samplers': num_samplers,
+                   'sampler_cpus': 0.5, **config}}}
+    sampler = samplers.get_from_variant(variant, seed=seed)
+    sampler.initialize(environment, policy, pool)
+    return sampler, policy, exploration, pool
+
+
+def test_split_steps():
+    assert samplers.remote_sampler.split_steps(5, 2) == [3, 2]
+    assert samplers.remote_sampler.split_steps(1, 3) == [1, 0, 0]
+    assert sum(samplers.remote_sampler.split_steps(1001, 4)) == 1001
+
+
+def test_two_actors_fill_pool_from_differently_seeded_environments(
+        ray_cluster):
+    sampler, policy, exploration, pool = make_sampler()
+    try:
+        sampler.sample(40, exploration)
+        assert pool.size == 40 == sampler.total_samples
+        seeds = [ray.get(actor.get_seed.remote()) for actor in sampler.actors]
+        assert len(set(seeds)) == 2
+        # Each actor's first 20 transitions start from its own reset: the
+        # two first observations differ (different seeds), and each batch
+        # is a contiguous trajectory of that actor's environment.
+        observations = pool.data['observations']['observations'][:40]
+        next_observations = pool.data['next_observations'][
+            'observations'][:40]
+        first_a, first_b = observations[0], observations[20]
+        assert not np.allclose(first_a, first_b)
+        np.testing.assert_allclose(observations[1:20], next_observations[:19])
+        np.testing.assert_allclose(observations[21:40],
+                                   next_observations[20:39])
+        # 40 steps with paths of at most 30: each actor finished none yet.
+        assert sampler.get_diagnostics()['episodes'] == 0
+        sampler.sample(40, exploration)
+        diagnostics = sampler.get_diagnostics()
+        assert diagnostics['episodes'] == 2  # one 30-step path per actor
+        assert diagnostics['episode-length-max'] == 30
+        assert set(samplers.SimpleSampler(30).get_diagnostics()) <= set(
+            diagnostics)
+    finally:
+        sampler.close()
+
+
+def test_pushed_weights_match_learner(ray_cluster):
+    sampler, policy, exploration, pool = make_sampler()
+    try:
+        new_weights = [w + np.float32(0.5) for w in policy.get_weights()]
+        policy.set_weights(new_weights)
+        sampler.sample(4, policy)
+        for actor_weights in sampler.get_actor_weights():
+            for actor_w, learner_w in zip(actor_weights,
+                                          policy.get_weights()):
+                np.testing.assert_array_equal(actor_w, learner_w)
+        # The actors act with those weights: a deterministic action of the
+        # learner on a pooled observation is what actor policies give.
+        diagnostics = sampler.get_diagnostics()
+        assert diagnostics['policy-lag-max'] == 0
+    finally:
+        sampler.close()
+
+
+def test_warm_up_acts_uniformly(ray_cluster):
+    sampler, policy, exploration, pool = make_sampler()
+    try:
+        # A policy with huge biases would saturate actions at +-1; the
+        # uniform one spreads them over [-1, 1].
+        policy.set_weights([np.full_like(w, 5.0) for w in
+                            policy.get_weights()])
+        sampler.sample(100, exploration)
+        actions = pool.data['actions'][:100]
+        assert np.mean(np.abs(actions) > 0.99) < 0.1
+        sampler.sample(20, policy)
+        actions = pool.data['actions'][100:120]
+        assert np.mean(np.abs(actions) > 0.99) > 0.9
+    finally:
+        sampler.close()
+
+
+def test_killed_actor_is_replaced_and_sampling_goes_on(ray_cluster):
+    sampler, policy, exploration, pool = make_sampler()
+    try:
+        sampler.set_environment_state({'mass': 1.5})
+        sampler.sample(10, policy)
+        old_actor = sampler.actors[0]
+        ray.kill(old_actor)
+        sampler.sample(10, policy)
+        assert pool.size == 20
+        assert sampler.actors[0] is not old_actor
+        assert sampler.get_diagnostics()['actor-restarts'] == 1
+        # The replacement got the environment state and a new seed.
+        states = sampler.get_environment_states()
+        assert states == [{'mass': 1.5}, {'mass': 1.5}]
+        seeds = [ray.get(actor.get_seed.remote()) for actor in sampler.actors]
+        assert len(set(seeds)) == 2
+    finally:
+        sampler.close()
+
+
+def test_asynchronous_mode_reports_bounded_lag(ray_cluster):
+    sampler, policy, exploration, pool = make_sampler(asynchronous=True)
+    try:
+        for _ in range(3):
+            sampler.sample(10, policy)
+        diagnostics = sampler.get_diagnostics()
+        assert pool.size == 30
+        assert diagnostics['policy-lag-max'] == 1
+    finally:
+        sampler.close()
+
+
+def test_mass_set_inside_each_actor_physics(ray_cluster):
+    sampler, policy, exploration, pool = make_sampler()
+    try:
+        sampler.set_environment_state({'mass/torso': 3.0})
+
+        def torso_mass(worker):
+            model = worker.environment.physical_parameters.model
+            return float(model.body('torso').mass[0])
+
+        masses = [ray.get(actor.__ray_call__.remote(torso_mass))
+                  for actor in sampler.actors]
+        nominal = environments.get_environment_from_params(
+            ENVIRONMENT_PARAMS).unwrapped.model.body('torso').mass[0]
+        np.testing.assert_allclose(masses, [3.0 * nominal] * 2)
+    finally:
+        sampler.close()
