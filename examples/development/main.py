@@ -18,6 +18,19 @@ from softlearning.utils import checkpoints
 from softlearning.utils.random import set_seed
 
 
+def set_tensorflow_threads(num_threads):
+    """Caps TensorFlow's thread pools at the trial's CPUs. They can only be
+    sized before TensorFlow's first op; a later trial in the same process
+    (debug runs, tests) keeps the first size."""
+    if not num_threads:
+        return
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(num_threads)
+        tf.config.threading.set_inter_op_parallelism_threads(num_threads)
+    except RuntimeError:
+        pass
+
+
 def format_progress(diagnostics, n_epochs):
     """One line per epoch, so a run's progress reads at a glance."""
     evaluation = diagnostics.get('evaluation', {})
@@ -42,10 +55,7 @@ class ExperimentRunner(tune.Trainable):
         run_params = variant['run_params']
         self._seed = int(run_params['seed'])
         set_seed(self._seed)
-        num_threads = run_params.get('tf_num_threads')
-        if num_threads:
-            tf.config.threading.set_intra_op_parallelism_threads(num_threads)
-            tf.config.threading.set_inter_op_parallelism_threads(num_threads)
+        set_tensorflow_threads(run_params.get('tf_num_threads'))
         tf.config.run_functions_eagerly(bool(run_params.get('run_eagerly')))
         self._build(variant)
         if run_params.get('restore'):
@@ -117,6 +127,9 @@ class ExperimentRunner(tune.Trainable):
         diagnostics['done'] = diagnostics['epoch'] >= self._n_epochs
         return diagnostics
 
+    def cleanup(self):
+        self.sampler.close()
+
     # Checkpoints ----------------------------------------------------------
     # The format (atomic files, completion marker, incremental replay pool
     # pieces) is described in softlearning/utils/checkpoints.py.
@@ -187,6 +200,7 @@ class ExperimentRunner(tune.Trainable):
                 self._variant)
         state = checkpoints.read_state(checkpoint_dir)
         if self.pool.total_samples or self.algorithm.epoch:
+            self.sampler.close()
             self._build(self._variant)  # restore into fresh components
         checkpoint = tf.train.Checkpoint(**self.algorithm.tf_saveables())
         checkpoint.read(os.path.join(

@@ -256,6 +256,32 @@ class RemoteSampler:
             ray.kill(actor, no_restart=True)
         self.actors, self._pending = [], {}
 
+    # Checkpoints ------------------------------------------------------------
+
+    def get_state(self):
+        """Counters, recent path statistics and the environment parameters
+        pushed to the actors. The actors' running episodes are not saved:
+        after a restore every actor starts a fresh episode."""
+        return {
+            'total_samples': self._total_samples,
+            'num_paths': self._num_paths,
+            'recent_returns': list(self._recent_returns),
+            'recent_lengths': list(self._recent_lengths),
+            'environment_state': dict(self._environment_state),
+            'weights_version': self._weights_version,
+        }
+
+    def set_state(self, state):
+        self._total_samples = state['total_samples']
+        self._num_paths = state['num_paths']
+        self._recent_returns.clear()
+        self._recent_returns.extend(state['recent_returns'])
+        self._recent_lengths.clear()
+        self._recent_lengths.extend(state['recent_lengths'])
+        self._weights_version = state['weights_version']
+        if state['environment_state']:
+            self.set_environment_state(state['environment_state'])
+
     @property
     def total_samples(self):
         return self._total_samples

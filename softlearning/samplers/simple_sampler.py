@@ -134,6 +134,9 @@ class SimpleSampler:
             self._current_path, self._path_length = [], 0
             self._path_return, self._current_observation = 0.0, None
 
+    def close(self):
+        """Nothing to release: the environment belongs to the caller."""
+
     def start_epoch(self):
         """Begins a new window of training-path statistics."""
         self._epoch_returns, self._epoch_lengths = [], []
