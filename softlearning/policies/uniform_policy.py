@@ -28,3 +28,7 @@ class UniformPolicy(NumpyUniformPolicy):
     def log_probs(self, observations, actions):
         return tf.fill(tf.concat([tf.shape(actions)[:1], [1]], axis=0),
                        self._log_prob)
+
+    def actions_and_log_probs(self, observations, seed=None):
+        actions = self.actions(observations, seed=seed)
+        return actions, self.log_probs(observations, actions)
