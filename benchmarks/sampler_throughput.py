@@ -5,20 +5,22 @@ state-based environment and an expensive pixel-rendering one.
     python benchmarks/sampler_throughput.py [--state-steps 4000]
         [--pixel-steps 400] [--cpus 2]
 
-Prints one JSON object. Actors start before timing (their start-up, mostly
-importing TensorFlow, is reported separately). Both samplers act with the
-uniform policy and add every transition to a replay pool, as in the warm-up.
+Prints one JSON object. Actors start before timing (their start-up is
+reported separately). Both samplers act with the uniform policy and add
+every transition to a replay pool, as in the warm-up.
 
-Known limitation: with MUJOCO_GL=osmesa, rendering in a process that has
-loaded TensorFlow crashes (OSMesa's LLVM and TensorFlow's LLVM collide), and
-both the learner and the sampler actors load TensorFlow today; run the pixel
-part (``--pixel-steps N``) with MUJOCO_GL=egl on a GPU machine, or pass
-``--pixel-steps 0`` to skip it.
+This process never imports TensorFlow: with MUJOCO_GL=osmesa, rendering and
+TensorFlow cannot share a process (see softlearning/environments/rendering.py).
+The in-process sampler therefore acts with the numpy uniform policy, and the
+actors, which are TensorFlow-free anyway, with their numpy policies. The
+result reports ``tensorflow_imported`` to show it. In training the learner
+does import TensorFlow, so there pixel observations must come from actors.
 """
 
 import argparse
 import json
 import os
+import sys
 import time
 
 ENVIRONMENTS = {
@@ -38,9 +40,10 @@ CALL_STEPS = 100  # steps per sample() call, as fused_steps in training
 
 
 def build(environment_params, num_samplers, max_size, seed=0):
-    from softlearning import environments, policies, replay_pools, samplers
+    from softlearning import environments, replay_pools, samplers
+    from softlearning.policies.numpy_policies import get_numpy_policy
     environment = environments.get_environment_from_params(environment_params)
-    exploration = policies.get(EXPLORATION_PARAMS, environment, seed=seed)
+    exploration = get_numpy_policy(EXPLORATION_PARAMS, environment, seed=seed)
     pool = replay_pools.get({'class_name': 'SimpleReplayPool',
                              'config': {'max_size': max_size}}, environment)
     if num_samplers == 0:
@@ -81,12 +84,20 @@ def main():
     parser.add_argument('--cpus', type=int, default=2)
     args = parser.parse_args()
     os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')
+    backend = None
+    if args.pixel_steps:
+        # Before MuJoCo is imported here and before Ray starts the actors,
+        # which inherit the backend.
+        from softlearning.environments.rendering import (
+            configure_offscreen_rendering)
+        backend = configure_offscreen_rendering()
     import ray
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False,
              runtime_env={'env_vars': {'PYTHONPATH': here,
                                        'TF_CPP_MIN_LOG_LEVEL': '2'}})
-    results = {'cpus': args.cpus, 'steps_per_call': CALL_STEPS}
+    results = {'cpus': args.cpus, 'steps_per_call': CALL_STEPS,
+               'mujoco_gl': backend}
     try:
         for (name, params), n_steps in zip(
                 ENVIRONMENTS.items(), (args.state_steps, args.pixel_steps)):
@@ -99,6 +110,7 @@ def main():
                                             ('remote, 2 actors', 2))}
     finally:
         ray.shutdown()
+    results['tensorflow_imported'] = 'tensorflow' in sys.modules
     print(json.dumps(results))
 
 

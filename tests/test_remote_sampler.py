@@ -164,3 +164,47 @@ def test_mass_set_inside_each_actor_physics(ray_cluster):
         np.testing.assert_allclose(masses, [3.0 * nominal] * 2)
     finally:
         sampler.close()
+
+
+PIXEL_ENVIRONMENT_PARAMS = {
+    'universe': 'dm_control', 'domain': 'cheetah', 'task': 'run',
+    'kwargs': {'render_observations': True,
+               'render_kwargs': {'width': 32, 'height': 32}}}
+PIXEL_SHAPES = {'position': (8,), 'velocity': (9,), 'pixels': (32, 32, 3)}
+
+
+@pytest.mark.slow
+def test_actors_collect_pixel_observations(ray_cluster):
+    """Actors are TensorFlow-free, so they render with OSMesa. Nothing is
+    rendered in this (TensorFlow) process: the pool is built from shapes."""
+    from softlearning.replay_pools.simple_replay_pool import SimpleReplayPool
+    policy_params = {'class_name': 'FeedforwardGaussianPolicy', 'config': {
+        'hidden_layer_sizes': (8,),
+        'observation_keys': ('position', 'velocity')}}
+    policy = policies.FeedforwardGaussianPolicy(
+        PIXEL_SHAPES, (6,), seed=0, **policy_params['config'])
+    exploration = policies.UniformPolicy(PIXEL_SHAPES, (6,), seed=0)
+    pool = SimpleReplayPool(PIXEL_SHAPES, (6,), max_size=100)
+    sampler = samplers.RemoteSampler(
+        max_path_length=1000, num_samplers=2, sampler_cpus=0.5,
+        environment_params=PIXEL_ENVIRONMENT_PARAMS,
+        policy_params=policy_params,
+        exploration_policy_params=EXPLORATION_PARAMS, seed=3)
+    sampler.initialize(None, policy, pool)
+    try:
+        sampler.sample(20, exploration)
+        sampler.sample(20, policy)
+        assert pool.size == 40
+        pixels = pool.data['observations']['pixels'][:40]
+        next_pixels = pool.data['next_observations']['pixels'][:40]
+        assert pixels.min() >= 0 and pixels.max() <= 255
+        assert pixels.std() > 1.0  # a picture, not a blank frame
+        # Frames follow the simulation: each actor's 10-step batches are
+        # contiguous, and the cheetah moves between frames.
+        for start in (0, 10, 20, 30):
+            np.testing.assert_array_equal(
+                pixels[start + 1:start + 10], next_pixels[start:start + 9])
+        assert not np.array_equal(pixels[0], pixels[9])
+        assert sampler.get_diagnostics()['policy-lag-max'] == 0
+    finally:
+        sampler.close()

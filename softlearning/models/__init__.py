@@ -1,7 +1,28 @@
-from .feedforward import (NumpyMirror, concat_observations, feedforward_model,
-                          flat_size)
+"""Models: Keras Dense stacks (``feedforward``) and their numpy versions
+(``numpy_mlp``).
 
-MODELS = {'feedforward_model': feedforward_model}
+The Keras part is imported on first use, so ``softlearning.models.numpy_mlp``
+(used by TensorFlow-free sampler actors) does not load TensorFlow.
+"""
+
+from .numpy_mlp import NUMPY_ACTIVATIONS, NumpyMirror, NumpyMLP, flat_size
+
+_FEEDFORWARD_NAMES = ('concat_observations', 'feedforward_model')
+
+
+def __getattr__(name):
+    if name in _FEEDFORWARD_NAMES:
+        from . import feedforward
+        return getattr(feedforward, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _feedforward_model(**kwargs):
+    from .feedforward import feedforward_model
+    return feedforward_model(**kwargs)
+
+
+MODELS = {'feedforward_model': _feedforward_model}
 
 
 def get(params, **kwargs):
@@ -13,5 +34,5 @@ def get(params, **kwargs):
     return MODELS[class_name](**params.get('config', {}), **kwargs)
 
 
-__all__ = ['NumpyMirror', 'concat_observations', 'feedforward_model',
-           'flat_size', 'get']
+__all__ = ['NUMPY_ACTIVATIONS', 'NumpyMLP', 'NumpyMirror',
+           'concat_observations', 'feedforward_model', 'flat_size', 'get']

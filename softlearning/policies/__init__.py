@@ -1,27 +1,59 @@
-"""Policies: ``get({'class_name': ..., 'config': {...}}, env)``."""
+"""Policies: ``get({'class_name': ..., 'config': {...}}, env)``.
+
+The TensorFlow policies are imported on first use, so that importing
+``softlearning.policies.numpy_policies`` (what sampler actors act with) never
+loads TensorFlow; ``get_numpy_policy`` builds those numpy-only versions.
+"""
 
 from .base_policy import BasePolicy
-from .gaussian_policy import FeedforwardGaussianPolicy
-from .uniform_policy import UniformPolicy
+from .numpy_policies import (NUMPY_POLICIES, NumpyGaussianPolicy,
+                             NumpyUniformPolicy, get_numpy_policy,
+                             get_numpy_policy_class)
 
+
+def _gaussian_policy():
+    from .gaussian_policy import FeedforwardGaussianPolicy
+    return FeedforwardGaussianPolicy
+
+
+def _uniform_policy():
+    from .uniform_policy import UniformPolicy
+    return UniformPolicy
+
+
+# Name -> function importing and returning the class.
 POLICIES = {
-    'FeedforwardGaussianPolicy': FeedforwardGaussianPolicy,
-    'GaussianPolicy': FeedforwardGaussianPolicy,
-    'UniformPolicy': UniformPolicy,
+    'FeedforwardGaussianPolicy': _gaussian_policy,
+    'GaussianPolicy': _gaussian_policy,
+    'UniformPolicy': _uniform_policy,
 }
+_LAZY_CLASSES = {'FeedforwardGaussianPolicy': _gaussian_policy,
+                 'UniformPolicy': _uniform_policy}
+
+
+def __getattr__(name):
+    if name in _LAZY_CLASSES:
+        return _LAZY_CLASSES[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def get_policy_class(class_name):
+    if class_name not in POLICIES:
+        raise ValueError(f"Unknown policy '{class_name}'. Valid policies: "
+                         f"{', '.join(POLICIES)}")
+    return POLICIES[class_name]()
 
 
 def get(params, env, seed=None):
     """Builds a policy for ``env``'s observation and action spaces."""
-    class_name = params['class_name']
-    if class_name not in POLICIES:
-        raise ValueError(f"Unknown policy '{class_name}'. Valid policies: "
-                         f"{', '.join(POLICIES)}")
-    return POLICIES[class_name](
+    return get_policy_class(params['class_name'])(
         observation_shapes=env.observation_shapes,
         action_shape=env.action_shape,
         seed=seed,
         **params.get('config', {}))
 
 
-__all__ = ['BasePolicy', 'FeedforwardGaussianPolicy', 'UniformPolicy', 'get']
+__all__ = ['BasePolicy', 'FeedforwardGaussianPolicy', 'NUMPY_POLICIES',
+           'NumpyGaussianPolicy', 'NumpyUniformPolicy', 'POLICIES',
+           'UniformPolicy', 'get', 'get_numpy_policy',
+           'get_numpy_policy_class', 'get_policy_class']

@@ -12,11 +12,13 @@ from softlearning.models import (NumpyMirror, concat_observations,
                                  feedforward_model, flat_size)
 
 from .base_policy import BasePolicy
+# Acting in numpy is shared with the TensorFlow-free actors' policy.
+from .numpy_policies import (LOG_SCALE_MAX, LOG_SCALE_MIN,
+                             concatenate_observations,
+                             squashed_gaussian_actions)
 
 tfd = tfp.distributions
 tfb = tfp.bijectors
-
-LOG_SCALE_MIN, LOG_SCALE_MAX = -20.0, 2.0
 # Actions handed to log_probs are clipped this far inside (-1, 1) so atanh
 # stays finite.
 ATANH_EPSILON = 1e-6
@@ -76,14 +78,9 @@ class FeedforwardGaussianPolicy(BasePolicy):
     # numpy path (acting in samplers) -------------------------------------
 
     def actions_np(self, observations):
-        inputs = np.concatenate(
-            [observations[key] for key in self.observation_keys], axis=-1)
-        shift, log_scale = np.split(self._mirror(inputs), 2, axis=-1)
-        if self._deterministic:
-            return np.tanh(shift)
-        scale = np.exp(np.clip(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX))
-        noise = self._np_random.standard_normal(shift.shape, dtype=np.float32)
-        return np.tanh(shift + scale * noise)
+        inputs = concatenate_observations(observations, self.observation_keys)
+        return squashed_gaussian_actions(self._mirror(inputs),
+                                         self._np_random, self._deterministic)
 
     def refresh_numpy_weights(self):
         """Copies the TensorFlow weights into the numpy mirror."""
@@ -104,8 +101,7 @@ class FeedforwardGaussianPolicy(BasePolicy):
 
     def get_diagnostics(self, observations):
         """Statistics of the policy on a batch (numpy in, floats out)."""
-        inputs = np.concatenate(
-            [observations[key] for key in self.observation_keys], axis=-1)
+        inputs = concatenate_observations(observations, self.observation_keys)
         shift, log_scale = np.split(self._mirror(inputs), 2, axis=-1)
         log_scale = np.clip(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX)
         return {

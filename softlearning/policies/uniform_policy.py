@@ -1,29 +1,22 @@
-"""Uniform random actions in [-1, 1]^|A|, for warm-up exploration."""
+"""Uniform random actions in [-1, 1]^|A|, for warm-up exploration.
+
+The numpy half (acting) is ``NumpyUniformPolicy``, which TensorFlow-free
+sampler actors use; this class adds the TensorFlow methods for updates.
+"""
 
 import numpy as np
 import tensorflow as tf
 
-from .base_policy import BasePolicy
+from .numpy_policies import NumpyUniformPolicy
 
 
-class UniformPolicy(BasePolicy):
+class UniformPolicy(NumpyUniformPolicy):
 
     def __init__(self, observation_shapes, action_shape, observation_keys=None,
                  seed=None, **unused_kwargs):
-        super().__init__(observation_keys or tuple(observation_shapes),
-                         action_shape, seed=seed)
+        super().__init__(observation_shapes, action_shape,
+                         observation_keys=observation_keys, seed=seed)
         self._log_prob = -float(np.prod(action_shape)) * np.log(2.0)
-
-    def _batch_size(self, observations):
-        return observations[self.observation_keys[0]].shape[0]
-
-    def actions_np(self, observations):
-        if self._deterministic:
-            return np.zeros((self._batch_size(observations),
-                             *self.action_shape), dtype=np.float32)
-        return self._np_random.uniform(
-            -1.0, 1.0, (self._batch_size(observations), *self.action_shape)
-        ).astype(np.float32)
 
     def actions(self, observations, seed=None):
         shape = tf.concat([tf.shape(observations[self.observation_keys[0]])[:1],

@@ -14,6 +14,13 @@ Per ``sample(n_steps, policy)`` call:
 When the algorithm passes its uniform warm-up policy instead of the learner's
 policy, the actors act with their own copy of the exploration policy.
 
+Actors never import TensorFlow: they act with the numpy versions of the
+policies (softlearning/policies/numpy_policies.py), which load the learner's
+``get_weights()`` list. That keeps actors light and lets them render
+observations with OSMesa, which cannot share a process with TensorFlow (see
+softlearning/environments/rendering.py): an environment with pixel
+observations is collected by actors, not by the learner.
+
 A dead actor (a crashed simulator, a lost node) is replaced by a new one
 with the same environment state and a new seed, and its share of the steps
 is collected again; the sampling call does not fail for it.
@@ -46,16 +53,23 @@ class SamplerWorker:
 
     def __init__(self, environment_params, policy_params,
                  exploration_policy_params, max_path_length, seed=None):
-        from softlearning import environments, policies
+        # Nothing here may import TensorFlow (see the module docstring).
+        from softlearning import environments
         from softlearning.curriculum.randomization import (
             EnvironmentStateSetter)
+        from softlearning.environments import rendering
+        from softlearning.policies.numpy_policies import get_numpy_policy
+        if rendering.renders_observations(environment_params):
+            # Before the simulator's import, which reads MUJOCO_GL.
+            rendering.configure_offscreen_rendering()
         self.environment = environments.get_environment_from_params(
             environment_params)
         self.policies = {
-            'policy': policies.get(policy_params, self.environment, seed=seed),
-            'exploration': policies.get(exploration_policy_params,
-                                        self.environment,
-                                        seed=None if seed is None else seed + 1),
+            'policy': get_numpy_policy(policy_params, self.environment,
+                                       seed=seed),
+            'exploration': get_numpy_policy(
+                exploration_policy_params, self.environment,
+                seed=None if seed is None else seed + 1),
         }
         self._environment_state = EnvironmentStateSetter(
             self.environment, seed=seed)
@@ -322,10 +336,12 @@ class RemoteSampler:
     # Sampling ----------------------------------------------------------------
 
     def _policy_name(self, policy):
-        from softlearning import policies
+        # Checked against the numpy class (UniformPolicy derives from
+        # NumpyUniformPolicy), which imports no TensorFlow.
+        from softlearning.policies import numpy_policies
         if policy is None or policy is self.policy:
             return 'policy'
-        exploration_class = policies.POLICIES.get(
+        exploration_class = numpy_policies.NUMPY_POLICIES.get(
             self._exploration_policy_params['class_name'])
         if exploration_class is not None and isinstance(policy,
                                                         exploration_class):

@@ -1,0 +1,127 @@
+"""Policies that act in numpy only, for sampler actors.
+
+Actors step environments and never train, so they do not need TensorFlow:
+``NumpyGaussianPolicy`` is built from the same params as
+``FeedforwardGaussianPolicy``, loads the list its ``get_weights()`` returns
+(the Dense stack's kernel/bias pairs) and samples as its ``actions_np`` does
+(``FeedforwardGaussianPolicy.actions_np`` calls ``squashed_gaussian_actions``
+below). ``NumpyUniformPolicy`` is the warm-up policy, and the base of
+``UniformPolicy``.
+
+Keeping TensorFlow out of actors is what lets them render with OSMesa (see
+softlearning/environments/rendering.py): this module must not import
+TensorFlow, directly or through the package.
+"""
+
+import numpy as np
+
+from softlearning.models.numpy_mlp import (NumpyMLP, dense_stack_shapes,
+                                           flat_size)
+
+from .base_policy import BasePolicy
+
+LOG_SCALE_MIN, LOG_SCALE_MAX = -20.0, 2.0
+
+
+def concatenate_observations(observations, keys):
+    """The selected observation fields joined along the last axis."""
+    if len(keys) == 1:
+        return observations[keys[0]]
+    return np.concatenate([observations[key] for key in keys], axis=-1)
+
+
+def squashed_gaussian_actions(shift_and_log_scale, np_random,
+                              deterministic=False):
+    """a = tanh(u), u ~ N(shift, exp(clip(log_scale))), from the network's
+    (B, 2|A|) output; the deterministic action is tanh(shift)."""
+    shift, log_scale = np.split(shift_and_log_scale, 2, axis=-1)
+    if deterministic:
+        return np.tanh(shift)
+    scale = np.exp(np.clip(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX))
+    noise = np_random.standard_normal(shift.shape, dtype=np.float32)
+    return np.tanh(shift + scale * noise)
+
+
+class NumpyGaussianPolicy(BasePolicy):
+    """The acting half of ``FeedforwardGaussianPolicy``, without TensorFlow."""
+
+    def __init__(self, observation_shapes, action_shape,
+                 hidden_layer_sizes=(256, 256), activation='relu',
+                 observation_keys=None, seed=None, name=None):
+        observation_keys = tuple(observation_keys or observation_shapes)
+        super().__init__(observation_keys, action_shape, seed=seed)
+        action_size = int(np.prod(action_shape))
+        self._weight_shapes = dense_stack_shapes(
+            flat_size(observation_shapes, observation_keys),
+            hidden_layer_sizes, 2 * action_size)
+        # Until the learner's weights arrive: Keras' default initialization
+        # (Glorot-uniform kernels, zero biases), so the policy can act.
+        self._mlp = NumpyMLP(self._initial_weights(), activation)
+
+    def _initial_weights(self):
+        weights = []
+        for shape in self._weight_shapes:
+            if len(shape) == 1:
+                weights.append(np.zeros(shape, np.float32))
+            else:
+                limit = np.sqrt(6.0 / sum(shape))
+                weights.append(self._np_random.uniform(
+                    -limit, limit, shape).astype(np.float32))
+        return weights
+
+    def actions_np(self, observations):
+        inputs = concatenate_observations(observations, self.observation_keys)
+        return squashed_gaussian_actions(self._mlp(inputs), self._np_random,
+                                         self._deterministic)
+
+    def get_weights(self):
+        return [w.copy() for w in self._mlp.get_weights()]
+
+    def set_weights(self, weights):
+        shapes = [tuple(np.shape(w)) for w in weights]
+        if shapes != self._weight_shapes:
+            raise ValueError(
+                f"Weights of shapes {shapes} do not fit this policy's "
+                f"Dense stack {self._weight_shapes}")
+        self._mlp.set_weights([np.array(w, np.float32) for w in weights])
+
+
+class NumpyUniformPolicy(BasePolicy):
+    """Uniform random actions in [-1, 1]^|A|, for warm-up exploration."""
+
+    def __init__(self, observation_shapes, action_shape, observation_keys=None,
+                 seed=None, **unused_kwargs):
+        super().__init__(observation_keys or tuple(observation_shapes),
+                         action_shape, seed=seed)
+
+    def _batch_size(self, observations):
+        return observations[self.observation_keys[0]].shape[0]
+
+    def actions_np(self, observations):
+        shape = (self._batch_size(observations), *self.action_shape)
+        if self._deterministic:
+            return np.zeros(shape, dtype=np.float32)
+        return self._np_random.uniform(-1.0, 1.0, shape).astype(np.float32)
+
+
+NUMPY_POLICIES = {
+    'FeedforwardGaussianPolicy': NumpyGaussianPolicy,
+    'GaussianPolicy': NumpyGaussianPolicy,
+    'UniformPolicy': NumpyUniformPolicy,
+}
+
+
+def get_numpy_policy_class(class_name):
+    if class_name not in NUMPY_POLICIES:
+        raise ValueError(f"No numpy policy for '{class_name}'. Valid "
+                         f"policies: {', '.join(NUMPY_POLICIES)}")
+    return NUMPY_POLICIES[class_name]
+
+
+def get_numpy_policy(params, env, seed=None):
+    """Like ``softlearning.policies.get``, but the numpy-only version."""
+    return get_numpy_policy_class(params['class_name'])(
+        observation_shapes=env.observation_shapes,
+        action_shape=env.action_shape,
+        seed=seed,
+        **params.get('config', {}))
