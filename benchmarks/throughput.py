@@ -9,7 +9,9 @@ example's variant exactly as a training run builds them.
   and compilation: acting, env stepping, pool writes, minibatch sampling,
   updates and per-epoch diagnostics (evaluation episodes are off).
 - updates_per_s: the same compiled update code on random minibatches from
-  the same pool, without environment steps.
+  the same pool, without environment steps. The two are measured in
+  alternation, an epoch of each at a time, so drift in the machine's speed
+  (shared virtual CPUs) affects both alike.
 - act_latency_us: one observation -> one action, as the sampler acts.
 
     python benchmarks/throughput.py [--steps 5000] [--fused-steps 50] [--jit-compile True]
@@ -53,26 +55,31 @@ def build_runner(args):
     return ExperimentRunner(config=variant)
 
 
-def measure_end_to_end(runner):
-    epochs = runner.algorithm.train()
+def measure(runner, fused_steps):
+    """End-to-end and update-only rates, measured in alternation (one
+    epoch, then as many updates alone) so that drift in the machine's speed
+    affects both alike."""
+    algorithm, pool = runner.algorithm, runner.pool
+    epochs = algorithm.train()
     next(epochs)  # warm-up with the uniform policy
     next(epochs)  # first updates: traces and compiles the update
-    start_steps = runner.algorithm.total_timestep
-    start = time.perf_counter()
-    for _ in epochs:
-        pass
-    seconds = time.perf_counter() - start
-    return (runner.algorithm.total_timestep - start_steps) / seconds
+    end_to_end_seconds = update_seconds = 0.0
+    steps = updates = 0
+    while True:
+        start_steps = algorithm.total_timestep
+        start = time.perf_counter()
+        if next(epochs, None) is None:
+            break
+        end_to_end_seconds += time.perf_counter() - start
+        epoch_steps = algorithm.total_timestep - start_steps
+        steps += epoch_steps
 
-
-def measure_updates(runner, n_updates, fused_steps):
-    algorithm, pool = runner.algorithm, runner.pool
-    calls = max(1, n_updates // fused_steps)
-    algorithm._do_training(pool.random_batches(fused_steps, 256))  # warm
-    start = time.perf_counter()
-    for _ in range(calls):
-        algorithm._do_training(pool.random_batches(fused_steps, 256))
-    return calls * fused_steps / (time.perf_counter() - start)
+        start = time.perf_counter()
+        for _ in range(epoch_steps // fused_steps):
+            algorithm._do_training(pool.random_batches(fused_steps, 256))
+        update_seconds += time.perf_counter() - start
+        updates += epoch_steps // fused_steps * fused_steps
+    return steps / end_to_end_seconds, updates / update_seconds
 
 
 def measure_act_latency(runner, n=2000):
@@ -102,8 +109,7 @@ def main():
     args = parser.parse_args()
 
     runner = build_runner(args)
-    env_steps_per_s = measure_end_to_end(runner)
-    updates_per_s = measure_updates(runner, args.steps, args.fused_steps)
+    env_steps_per_s, updates_per_s = measure(runner, args.fused_steps)
     result = {
         'benchmark': 'sac_throughput',
         'environment': 'gym/HalfCheetah-v5',
