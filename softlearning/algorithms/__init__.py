@@ -1,5 +1,7 @@
 """Algorithms: ``get({'class_name': 'SAC', 'config': {...}}, **components)``."""
 
+from softlearning.utils.registry import lookup
+
 from .rl_algorithm import RLAlgorithm
 from .sac import SAC
 
@@ -7,12 +9,8 @@ ALGORITHMS = {'SAC': SAC}
 
 
 def get(params, **kwargs):
-    class_name = params['class_name']
-    if class_name not in ALGORITHMS:
-        raise ValueError(
-            f"Unknown algorithm '{class_name}'. Valid algorithms: "
-            f"{', '.join(ALGORITHMS)}")
-    return ALGORITHMS[class_name](**params.get('config', {}), **kwargs)
+    algorithm_class = lookup(ALGORITHMS, params['class_name'], 'algorithm')
+    return algorithm_class(**params.get('config', {}), **kwargs)
 
 
 __all__ = ['RLAlgorithm', 'SAC', 'get']

@@ -5,6 +5,8 @@
 'kwargs': {...}})`` does the same from a variant's environment params.
 """
 
+from softlearning.utils.registry import lookup
+
 from .adapters.softlearning_env import SoftlearningEnv
 
 
@@ -33,11 +35,7 @@ UNIVERSES = tuple(ADAPTERS)
 
 
 def get_adapter_class(universe):
-    if universe not in ADAPTERS:
-        raise ValueError(
-            f"Unknown universe '{universe}'. Valid universes: "
-            f"{', '.join(UNIVERSES)}")
-    return ADAPTERS[universe]()
+    return lookup(ADAPTERS, universe, 'universe')()
 
 
 def get_environment(universe, domain, task, environment_kwargs=None):

@@ -5,6 +5,8 @@ The Keras part is imported on first use, so ``softlearning.models.numpy_mlp``
 (used by TensorFlow-free sampler actors) does not load TensorFlow.
 """
 
+from softlearning.utils.registry import lookup
+
 from .numpy_mlp import NUMPY_ACTIVATIONS, NumpyMirror, NumpyMLP, flat_size
 
 _FEEDFORWARD_NAMES = ('concat_observations', 'feedforward_model')
@@ -27,11 +29,8 @@ MODELS = {'feedforward_model': _feedforward_model}
 
 def get(params, **kwargs):
     """Builds a model from ``{'class_name': ..., 'config': {...}}``."""
-    class_name = params['class_name']
-    if class_name not in MODELS:
-        raise ValueError(f"Unknown model '{class_name}'. Valid models: "
-                         f"{', '.join(MODELS)}")
-    return MODELS[class_name](**params.get('config', {}), **kwargs)
+    model = lookup(MODELS, params['class_name'], 'model')
+    return model(**params.get('config', {}), **kwargs)
 
 
 __all__ = ['NUMPY_ACTIVATIONS', 'NumpyMLP', 'NumpyMirror',

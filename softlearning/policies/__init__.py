@@ -5,6 +5,8 @@ The TensorFlow policies are imported on first use, so that importing
 loads TensorFlow; ``get_numpy_policy`` builds those numpy-only versions.
 """
 
+from softlearning.utils.registry import lookup
+
 from .base_policy import BasePolicy
 from .numpy_policies import (NUMPY_POLICIES, NumpyGaussianPolicy,
                              NumpyUniformPolicy, get_numpy_policy,
@@ -38,10 +40,7 @@ def __getattr__(name):
 
 
 def get_policy_class(class_name):
-    if class_name not in POLICIES:
-        raise ValueError(f"Unknown policy '{class_name}'. Valid policies: "
-                         f"{', '.join(POLICIES)}")
-    return POLICIES[class_name]()
+    return lookup(POLICIES, class_name, 'policy')()
 
 
 def get(params, env, seed=None):

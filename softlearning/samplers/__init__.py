@@ -4,6 +4,8 @@ SimpleSampler steps one environment in the learner's process;
 RemoteSampler steps ``num_samplers`` Ray actors in parallel.
 """
 
+from softlearning.utils.registry import lookup
+
 from .remote_sampler import RemoteSampler, SamplerWorker
 from .simple_sampler import SimpleSampler
 from .utils import path_statistics, rollout, rollouts
@@ -12,11 +14,7 @@ SAMPLERS = {'SimpleSampler': SimpleSampler, 'RemoteSampler': RemoteSampler}
 
 
 def _sampler_class(params):
-    class_name = params['class_name']
-    if class_name not in SAMPLERS:
-        raise ValueError(f"Unknown sampler '{class_name}'. Valid samplers: "
-                         f"{', '.join(SAMPLERS)}")
-    return SAMPLERS[class_name]
+    return lookup(SAMPLERS, params['class_name'], 'sampler')
 
 
 def get(params, **kwargs):

@@ -1,6 +1,8 @@
 """Q-functions: ``get({'class_name': ..., 'config': {...}}, env)`` returns a
 tuple of Q-functions (two for the default twin)."""
 
+from softlearning.utils.registry import lookup
+
 from .feedforward_q_function import (FeedforwardQFunction,
                                      double_feedforward_Q_function)
 
@@ -11,12 +13,8 @@ VALUE_FUNCTIONS = {
 
 
 def get(params, env):
-    class_name = params['class_name']
-    if class_name not in VALUE_FUNCTIONS:
-        raise ValueError(
-            f"Unknown Q-function '{class_name}'. Valid Q-functions: "
-            f"{', '.join(VALUE_FUNCTIONS)}")
-    return VALUE_FUNCTIONS[class_name](
+    Q_function = lookup(VALUE_FUNCTIONS, params['class_name'], 'Q-function')
+    return Q_function(
         observation_shapes=env.observation_shapes,
         action_shape=env.action_shape,
         **params.get('config', {}))
