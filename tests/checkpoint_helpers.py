@@ -1,7 +1,6 @@
 """Small variants and in-process runners shared by the checkpoint tests."""
 
 import copy
-import os
 
 
 TINY = ['--config', 'policy_params.config.hidden_layer_sizes=[16,16]',

@@ -20,7 +20,6 @@ TensorFlow-free process replays those states and renders the frames.
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -32,19 +31,8 @@ class SimulateError(Exception):
     """Bad input: reported in one line, exit code 2."""
 
 
-def _json_object(value):
-    try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as error:
-        raise argparse.ArgumentTypeError(
-            f"invalid JSON '{value}': {error.msg}") from None
-    if not isinstance(parsed, dict):
-        raise argparse.ArgumentTypeError(f"expected a JSON object: '{value}'")
-    return parsed
-
-
 def get_parser():
-    from examples.utils import positive_int, str2bool
+    from examples.utils import json_dict, positive_int, str2bool
     parser = argparse.ArgumentParser(
         prog='softlearning simulate',
         description='Run a trained policy from a checkpoint; print each '
@@ -52,7 +40,7 @@ def get_parser():
     parser.add_argument('checkpoint_path', metavar='CHECKPOINT_DIR')
     parser.add_argument('--max-path-length', type=positive_int, default=1000)
     parser.add_argument('--num-rollouts', type=positive_int, default=1)
-    parser.add_argument('--render-kwargs', type=_json_object, default={},
+    parser.add_argument('--render-kwargs', type=json_dict, default={},
                         help='JSON, e.g. \'{"mode": "rgb_array", "width": '
                              '320, "height": 240}\'. mode "human" opens a '
                              'window (needs a display).')

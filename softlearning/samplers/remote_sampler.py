@@ -40,7 +40,7 @@ import ray
 from ray.exceptions import RayActorError
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-from .utils import path_statistics
+from .utils import epoch_path_statistics
 
 # Seeds of successive actors (and of replacements) stay apart.
 ACTOR_SEED_STRIDE = 1000
@@ -419,11 +419,9 @@ class RemoteSampler:
     def get_diagnostics(self):
         """SimpleSampler's keys, plus the actors' count, restarts and the
         policy lag of the data collected this epoch."""
-        if self._epoch_returns:
-            stats = path_statistics(self._epoch_returns, self._epoch_lengths)
-        else:
-            stats = path_statistics(self._recent_returns,
-                                    self._recent_lengths)
+        stats = epoch_path_statistics(
+            self._epoch_returns, self._epoch_lengths,
+            self._recent_returns, self._recent_lengths)
         stats['total-paths'] = self._num_paths
         stats['num-samplers'] = self._num_samplers
         stats['actor-restarts'] = self.actor_restarts

@@ -6,7 +6,7 @@ import numpy as np
 
 from softlearning.curriculum.randomization import EnvironmentStateSetter
 
-from .utils import path_statistics
+from .utils import epoch_path_statistics
 
 
 class SimpleSampler:
@@ -144,10 +144,8 @@ class SimpleSampler:
     def get_diagnostics(self):
         """Statistics of the paths finished this epoch, or of the last few
         paths when none finished this epoch (episodes longer than epochs)."""
-        if self._epoch_returns:
-            stats = path_statistics(self._epoch_returns, self._epoch_lengths)
-        else:
-            stats = path_statistics(self._recent_returns,
-                                    self._recent_lengths)
+        stats = epoch_path_statistics(
+            self._epoch_returns, self._epoch_lengths,
+            self._recent_returns, self._recent_lengths)
         stats['total-paths'] = self._num_paths
         return stats

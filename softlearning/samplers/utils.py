@@ -27,6 +27,15 @@ def path_statistics(returns, lengths):
     }
 
 
+def epoch_path_statistics(epoch_returns, epoch_lengths, recent_returns,
+                          recent_lengths):
+    """Statistics of the paths finished this epoch, or of the last few
+    paths when none finished this epoch (episodes longer than epochs)."""
+    if epoch_returns:
+        return path_statistics(epoch_returns, epoch_lengths)
+    return path_statistics(recent_returns, recent_lengths)
+
+
 def rollout(environment, policy, path_length, render_kwargs=None, seed=None):
     """Runs one episode (at most ``path_length`` steps) and returns the path
     as a dict of stacked arrays plus its return and length. With
