@@ -1,5 +1,6 @@
 """Adapter for gymnasium environments (classic control, MuJoCo, ...)."""
 
+import importlib
 import sys
 
 import gymnasium as gym
@@ -41,6 +42,24 @@ def registered_domains(include=lambda spec: not _is_pybullet(spec)):
             for name, tasks in domains.items()}
 
 
+def import_environment_module(domain, universe='gym'):
+    """Your own environments: a domain 'my_package.envs:Walker' imports
+    ``my_package.envs`` (which registers its environments with gymnasium) and
+    names its 'Walker'. Every process that builds the environment (trials,
+    sampler actors) does the import, so the module must be importable there.
+    """
+    if ':' not in domain:
+        return domain
+    module, _, name = domain.partition(':')
+    try:
+        importlib.import_module(module)
+    except ImportError as error:
+        raise ValueError(
+            f"Cannot import module '{module}' of {universe} domain "
+            f"'{domain}': {error}") from None
+    return name
+
+
 def resolve_environment_id(domain, task, universe='gym',
                            include=lambda spec: not _is_pybullet(spec)):
     """Returns a gymnasium id for ``domain``/``task`` or raises ValueError.
@@ -49,6 +68,7 @@ def resolve_environment_id(domain, task, universe='gym',
     environments gymnasium no longer ships; those map to the newest version
     of the domain with a one-line notice.
     """
+    domain = import_environment_module(domain, universe)
     domains = registered_domains(include)
     if domain not in domains:
         raise ValueError(
@@ -121,6 +141,42 @@ class GymnasiumAdapter(SoftlearningEnv):
     @property
     def max_episode_steps(self):
         return self._env.spec.max_episode_steps
+
+    # Physical parameters -------------------------------------------------
+    #
+    # Your own gymnasium environment takes part in the curriculum by defining
+    # ``supported_state_keys`` and ``set_state(dict)`` (and, optionally,
+    # ``get_state()``); the adapter forwards to them. Otherwise MuJoCo
+    # environments get the built-in mass/friction/damping multipliers.
+
+    def _own_parameters_env(self):
+        unwrapped = self._env.unwrapped
+        return (unwrapped if hasattr(unwrapped, 'supported_state_keys')
+                else None)
+
+    @property
+    def supported_state_keys(self):
+        env = self._own_parameters_env()
+        if env is None:
+            return super().supported_state_keys
+        return tuple(env.supported_state_keys)
+
+    def set_state(self, state):
+        env = self._own_parameters_env()
+        if env is None:
+            return super().set_state(state)
+        unknown = sorted(set(state) - set(env.supported_state_keys))
+        if unknown:
+            raise ValueError(
+                f"Unknown physical parameter(s) {unknown} for "
+                f"{self._describe()}; valid: {list(env.supported_state_keys)}")
+        env.set_state(dict(state))
+
+    def get_state(self):
+        env = self._own_parameters_env()
+        if env is None:
+            return super().get_state()
+        return dict(env.get_state()) if hasattr(env, 'get_state') else {}
 
     @property
     def physical_parameters(self):

@@ -1,0 +1,44 @@
+"""A user's own gymnasium environment, with its own curriculum parameter,
+through the command line."""
+
+import numpy as np
+import pytest
+
+from conftest import read_progress, run_cli, trial_dirs
+from softlearning.environments import get_environment
+
+DOMAIN = 'examples.custom_environment.gravity_pendulum:GravityPendulum'
+
+
+def test_adapter_forwards_parameters_to_the_environment():
+    env = get_environment('gym', DOMAIN, 'v0')
+    assert env.supported_state_keys == ('gravity',)
+    env.set_state({'gravity': 4.0})
+    assert env.unwrapped.g == 4.0 and env.get_state() == {'gravity': 4.0}
+    with pytest.raises(ValueError, match=r"\['mass'\].*valid: \['gravity'\]"):
+        env.set_state({'mass': 2.0})
+
+
+def test_unimportable_module_is_a_clear_error():
+    result = run_cli('run_example_local', 'examples.development',
+                     '--domain', 'no_such_package:Walker', '--task', 'v0')
+    assert result.returncode == 2
+    assert "Cannot import module 'no_such_package'" in result.stderr
+
+
+@pytest.mark.slow
+def test_custom_environment_follows_its_curriculum(tmp_path):
+    result = run_cli(
+        'run_example_local', 'examples.development', '--universe', 'gym',
+        '--domain', DOMAIN, '--task', 'v0', '--n-epochs', '4',
+        '--epoch-length', '200', '--seed', '2', '--local-dir', tmp_path,
+        '--curriculum', 'examples/custom_environment/gravity_curriculum.json',
+        '--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
+        '--config', 'Q_params.config.hidden_layer_sizes=[16,16]',
+        '--config', 'algorithm_params.config.n_initial_exploration_steps=100',
+        '--verbose', '0')
+    assert result.returncode == 0, result.stderr[-3000:]
+    (trial_dir,) = trial_dirs(tmp_path)
+    gravity = read_progress(trial_dir)['curriculum/gravity'].to_numpy()
+    # values = linspace(5, 10, 4) at iterations 0, 3, 6, 9.
+    np.testing.assert_allclose(gravity, [5.0, 5.0, 5.0, 5.0 + 5.0 / 3])
