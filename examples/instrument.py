@@ -51,15 +51,20 @@ def parse_example(example_module_name, example_argv, mode):
 
 
 def _resolve_trial_cpus(parser, args):
-    """Defaults a trial to every CPU Ray gets; a trial asking for more than
-    that would wait forever, so it is an error."""
+    """Defaults a trial's trainer to the CPUs Ray gets, less those of its
+    sampler actors. A trial asking for more than Ray has would wait forever,
+    so that is an error."""
     available = args.cpus or os.cpu_count()
+    samplers = (getattr(args, 'num_samplers', 0) or 0) * getattr(
+        args, 'sampler_cpus', 1)
     if args.trial_cpus is None:
-        args.trial_cpus = available
-    elif args.trial_cpus > available:
-        parser.error(f"--trial-cpus {args.trial_cpus:g} is more than the "
-                     f"{available} CPUs Ray gets (--cpus); use at most "
-                     f"{available}.")
+        args.trial_cpus = max(1, available - samplers)
+    if args.trial_cpus + samplers > available:
+        needed = (f"--trial-cpus {args.trial_cpus:g} + --num-samplers "
+                  f"{args.num_samplers} x --sampler-cpus {args.sampler_cpus:g}"
+                  if samplers else f"--trial-cpus {args.trial_cpus:g}")
+        parser.error(f"{needed} is more than the {available} CPUs Ray gets "
+                     f"(--cpus); ask for at most {available}.")
 
 
 def _is_experiment_dir(path):
