@@ -149,27 +149,26 @@ def read_variant(checkpoint_dir):
         return json.load(f)
 
 
-def read_state(checkpoint_dir):
-    path = os.path.join(checkpoint_dir, STATE_FILE)
+def _read_pickle(path, what):
     try:
         with open(path, 'rb') as f:
             return pickle.load(f)
     except (EOFError, pickle.UnpicklingError, ValueError) as error:
         raise CheckpointError(
-            f"Checkpoint file '{path}' is corrupted ({error}).") from None
+            f"{what} '{path}' is corrupted ({error}).") from None
+
+
+def read_state(checkpoint_dir):
+    return _read_pickle(os.path.join(checkpoint_dir, STATE_FILE),
+                        'Checkpoint file')
 
 
 def read_pool_pieces(checkpoint_dir, manifest):
     """Yields the replay pool pieces of a checkpoint, oldest first."""
     trial_dir = os.path.dirname(os.path.abspath(checkpoint_dir))
     for piece in manifest['replay_pool_pieces']:
-        path = os.path.join(trial_dir, piece)
-        try:
-            with open(path, 'rb') as f:
-                yield pickle.load(f)
-        except (EOFError, pickle.UnpicklingError, ValueError) as error:
-            raise CheckpointError(
-                f"Replay pool piece '{path}' is corrupted ({error}).") from None
+        yield _read_pickle(os.path.join(trial_dir, piece),
+                           'Replay pool piece')
 
 
 def write_pool_piece(trial_dir, piece):
