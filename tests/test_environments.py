@@ -117,3 +117,31 @@ def test_retired_gym_versions_map_to_newest(capsys):
 
 def test_universes():
     assert set(UNIVERSES) == {'gym', 'dm_control', 'pybullet'}
+
+
+@pytest.mark.parametrize('universe, domain, task', [
+    ('gym', 'HalfCheetah', 'v5'),
+    ('dm_control', 'cheetah', 'run'),
+    ('dm_control', 'cartpole', 'swingup'),
+])
+def test_episode_state_continues_exactly(universe, domain, task):
+    """A saved mid-episode state, restored into a fresh environment,
+    continues bit for bit (checkpoints and filming rely on it)."""
+    rng = np.random.default_rng(0)
+    env = get_environment(universe, domain, task)
+    env.reset(seed=1)
+    actions = rng.uniform(-1, 1, (40, *env.action_shape))
+    for action in actions[:20]:
+        env.step(action)
+    state = env.get_episode_state()
+    expected = [env.step(action)[:4] for action in actions[20:]]
+
+    restored = get_environment(universe, domain, task)
+    restored.reset(seed=99)
+    restored.set_episode_state(state)
+    for action, (observation, reward, terminated, truncated) in zip(
+            actions[20:], expected):
+        got = restored.step(action)
+        for key in observation:
+            np.testing.assert_array_equal(got[0][key], observation[key])
+        assert got[1:4] == (reward, terminated, truncated)

@@ -43,6 +43,25 @@ def test_simulate_writes_playable_mp4(cli, checkpoint, tmp_path):
     assert frames.std() > 1.0  # a rendered scene, not a blank image
 
 
+def test_simulate_films_dm_control(cli, tmp_path):
+    runner = make_runner(tiny_variant(universe='dm_control', domain='cartpole',
+                                      task='swingup', epochs=1,
+                                      max_path_length=50))
+    runner.train()
+    path = str(tmp_path / 'checkpoint_000001')
+    runner.save_checkpoint(path)
+    video = str(tmp_path / 'cartpole.mp4')
+    result = cli('simulate', path, '--max-path-length', 10,
+                 '--num-rollouts', 2, '--render-kwargs',
+                 '{"mode": "rgb_array", "width": 32, "height": 32}',
+                 '--video-path', video, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    import imageio.v3 as iio
+    frames = iio.imread(video)
+    assert frames.shape == (2 * 11, 32, 32, 3)
+    assert frames.std() > 1.0
+
+
 def test_python_module_entry_point_and_original_syntax(checkpoint):
     """The original's `python -m examples.development.simulate_policy` with
     a stochastic policy, no rendering."""

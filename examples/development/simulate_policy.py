@@ -73,11 +73,15 @@ def build_environment(variant, render_mode=None, render_kwargs=None):
     params = dict(variant['environment_params'].get('evaluation')
                   or variant['environment_params']['training'])
     kwargs = dict(params.get('kwargs') or {})
-    if params['universe'] != 'dm_control' and render_mode:
+    frame_size = {key: value for key, value in (render_kwargs or {}).items()
+                  if key in ('width', 'height')}
+    if params['universe'] == 'dm_control':
+        # dm_control renders from its physics at any size, on request.
+        kwargs['render_kwargs'] = {**kwargs.get('render_kwargs', {}),
+                                   **frame_size}
+    elif render_mode:
         kwargs['render_mode'] = render_mode
-        for key in ('width', 'height'):
-            if key in (render_kwargs or {}):
-                kwargs[key] = render_kwargs[key]
+        kwargs.update(frame_size)
     return environments.get_environment(
         params['universe'], params['domain'], params['task'], kwargs)
 

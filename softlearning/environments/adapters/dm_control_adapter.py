@@ -119,6 +119,36 @@ class DmControlAdapter(SoftlearningEnv):
         return (self._observation(time_step), float(time_step.reward or 0.0),
                 bool(terminated), bool(truncated), {})
 
+    # Mid-episode state (checkpoints, filming) ----------------------------
+    #
+    # MuJoCo serializes the physics exactly (mjSTATE_INTEGRATION includes the
+    # solver's warm start); the task's RNG and the environment's step count
+    # complete the episode.
+
+    def get_episode_state(self):
+        import mujoco
+        model, data = self._env.physics.model.ptr, self._env.physics.data.ptr
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        physics = np.empty(mujoco.mj_stateSize(model, spec))
+        mujoco.mj_getState(model, data, physics, spec)
+        return {
+            'mujoco': physics,
+            'step_count': self._env._step_count,
+            'reset_next_step': self._env._reset_next_step,
+            'random': self._env.task.random.get_state(),
+        }
+
+    def set_episode_state(self, state):
+        import mujoco
+        physics = self._env.physics
+        mujoco.mj_setState(physics.model.ptr, physics.data.ptr,
+                           state['mujoco'],
+                           mujoco.mjtState.mjSTATE_INTEGRATION)
+        physics.forward()
+        self._env._step_count = state['step_count']
+        self._env._reset_next_step = state['reset_next_step']
+        self._env.task.random.set_state(state['random'])
+
     def render(self, width=None, height=None, camera_id=None):
         return self._env.physics.render(
             height=height or self._render_kwargs['height'],
