@@ -59,8 +59,7 @@ class RLAlgorithm:
                  eval_n_episodes=1,
                  eval_deterministic=True,
                  max_path_length=1000,
-                 iteration_callbacks=(),
-                 seed=None):
+                 iteration_callbacks=()):
         if fused_steps % train_every_n_steps:
             raise ValueError(
                 f"fused_steps ({fused_steps}) must be a multiple of "
@@ -83,7 +82,6 @@ class RLAlgorithm:
         self._eval_deterministic = eval_deterministic
         self._max_path_length = int(max_path_length)
         self._iteration_callbacks = list(iteration_callbacks)
-        self._seed = seed
 
         # Counters; part of the algorithm's checkpointable state.
         self._epoch = 0

@@ -56,7 +56,7 @@ class SAC(RLAlgorithm):
                  **kwargs):
         super().__init__(pool=pool, policy=policy,
                          training_environment=training_environment,
-                         seed=seed, **kwargs)
+                         **kwargs)
         self._Qs = tuple(Qs)
         self._Q_targets = tuple(Q.clone() for Q in self._Qs)
         self._policy_lr = policy_lr
