@@ -25,22 +25,30 @@ def checkpoint(tmp_path_factory):
     return path, runner
 
 
-def test_simulate_writes_playable_mp4(cli, checkpoint, tmp_path):
-    path, _ = checkpoint
-    video = str(tmp_path / 'cheetah.mp4')
-    result = cli('simulate', path, '--max-path-length', 20,
+def film(cli, checkpoint_path, video, steps, width, height):
+    """``softlearning simulate`` two rollouts into ``video``; returns the
+    command's result and the frames read back from the MP4."""
+    result = cli('simulate', checkpoint_path, '--max-path-length', steps,
                  '--num-rollouts', 2, '--render-kwargs',
-                 '{"mode": "rgb_array", "width": 64, "height": 48}',
+                 json.dumps({'mode': 'rgb_array', 'width': width,
+                             'height': height}),
                  '--video-path', video, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
+    import imageio.v3 as iio
+    frames = iio.imread(video)
+    assert frames.std() > 1.0  # a rendered scene, not a blank image
+    return result, frames
+
+
+def test_simulate_writes_playable_mp4(cli, checkpoint, tmp_path):
+    path, _ = checkpoint
+    result, frames = film(cli, path, str(tmp_path / 'cheetah.mp4'), 20,
+                          width=64, height=48)
     returns = [line for line in result.stdout.splitlines()
                if line.startswith('rollout ')]
     assert len(returns) == 2 and all('length 20' in r for r in returns)
-    import imageio.v3 as iio
-    frames = iio.imread(video)
     # One frame after each reset plus one per step, for each rollout.
     assert frames.shape == (2 * 21, 48, 64, 3)
-    assert frames.std() > 1.0  # a rendered scene, not a blank image
 
 
 def test_simulate_films_dm_control(cli, tmp_path):
@@ -50,16 +58,9 @@ def test_simulate_films_dm_control(cli, tmp_path):
     runner.train()
     path = str(tmp_path / 'checkpoint_000001')
     runner.save_checkpoint(path)
-    video = str(tmp_path / 'cartpole.mp4')
-    result = cli('simulate', path, '--max-path-length', 10,
-                 '--num-rollouts', 2, '--render-kwargs',
-                 '{"mode": "rgb_array", "width": 32, "height": 32}',
-                 '--video-path', video, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    import imageio.v3 as iio
-    frames = iio.imread(video)
+    _, frames = film(cli, path, str(tmp_path / 'cartpole.mp4'), 10,
+                     width=32, height=32)
     assert frames.shape == (2 * 11, 32, 32, 3)
-    assert frames.std() > 1.0
 
 
 def test_python_module_entry_point_and_original_syntax(checkpoint):
