@@ -29,42 +29,153 @@ def _load_example(example_module_name):
             f"({error}); e.g. use '{DEFAULT_EXAMPLE}'.") from None
 
 
+# run_example_debug runs one trial in this process, without Tune. Each
+# option of the example's parser is either honoured there (and how) or
+# refused with the reason, never silently ignored; tests/test_cli.py checks
+# that every option is in one of these tables.
+DEBUG_HONOURED = {
+    'universe': 'the environment', 'domain': 'the environment',
+    'task': 'the environment', 'algorithm': 'the variant',
+    'policy': 'the variant', 'n_epochs': 'the variant',
+    'epoch_length': 'the variant', 'max_path_length': 'the variant',
+    'seed': 'the variant', 'config': 'the variant',
+    'mode': "debug-sized epochs unless '--mode local'",
+    'run_eagerly': 'eager TensorFlow (default in debug mode)',
+    'exp_name': 'the results folder', 'local_dir': 'the results folder',
+    'trial_name_template': 'the trial folder name',
+    'checkpoint_frequency': 'checkpoints in the trial folder',
+    'checkpoint_at_end': 'checkpoints in the trial folder',
+    'checkpoint_replay_pool': 'checkpoints in the trial folder',
+    'restore': 'a checkpoint folder to start from',
+    'num_samplers': 'sampler actors on a local Ray instance',
+    'sampler_cpus': "the sampler actors' CPUs",
+    'async_sampling': 'the sampler actors',
+    'curriculum': 'the variant',
+    'cpus': "Ray's CPUs (for sampler actors) and TensorFlow's threads",
+    'trial_cpus': "TensorFlow's threads",
+    'trial_gpus': "whether TensorFlow reports CUDA problems",
+}
+DEBUG_REFUSED = {
+    'num_samples': 'it runs one trial',
+    'max_failures': 'it stops at the first error, so that you see it',
+    'verbose': "it does not run Tune (its progress lines always print)",
+    'resources_per_trial': ('its trial is this process, not a Tune trial; '
+                            "--trial-cpus sets TensorFlow's threads"),
+    'gpus': 'it starts Ray only for sampler actors, which use no GPU',
+    'resources': 'it starts Ray only for sampler actors, which need none',
+}
+
+# Defaults of options that are None in the parser, so that run_example_debug
+# can tell an option the user gave from a default.
+LOCAL_DEFAULTS = {'max_failures': 3, 'verbose': 1}
+
+
+def _given_options(parser, args):
+    """Destinations of the options whose values differ from the defaults."""
+    return [action for action in parser._actions
+            if action.dest in vars(args) and action.option_strings
+            and getattr(args, action.dest) != action.default]
+
+
+def _check_debug_options(parser, args):
+    for action in _given_options(parser, args):
+        if action.dest in DEBUG_REFUSED:
+            value = getattr(args, action.dest)
+            raise ExampleError(
+                f"run_example_debug cannot honour {action.option_strings[0]} "
+                f"{value}: {DEBUG_REFUSED[action.dest]}. Leave it out, or "
+                "use run_example_local.")
+
+
 def parse_example(example_module_name, example_argv, mode):
     """Parses the example's options and builds its variant spec. Everything
     that can be wrong with the input fails here, before any long work."""
+    # This process, the trials and Ray's workers import TensorFlow: none may
+    # load OSMesa, whatever MUJOCO_GL the user exported (rendering actors
+    # still get the user's choice).
+    from softlearning.environments.rendering import (
+        keep_opengl_out_of_learner)
+    keep_opengl_out_of_learner()
     example = _load_example(example_module_name)
     parser = example.get_parser()
     parser.prog = f'softlearning run_example_{mode} {example_module_name}'
     args = parser.parse_args(example_argv)
     if mode == 'debug':
-        args.mode = 'debug'
+        _check_debug_options(parser, args)
+    for name, default in LOCAL_DEFAULTS.items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, default)
+    if getattr(args, 'mode', None) is None:
+        args.mode = mode
+    _resolve_cpus(parser, args, trainer_in_ray=(mode == 'local'))
     try:
         variant_spec = example.get_variant_spec(args)
     except ValueError as error:
         parser.error(str(error))
-    _resolve_trial_cpus(parser, args)
     run_params = variant_spec['run_params']
     if run_params.get('tf_num_threads') is None:
         run_params['tf_num_threads'] = max(1, math.ceil(_trial_cpus(args)))
     args.restore_experiment = _check_restore(args, variant_spec)
+    if mode == 'debug' and args.restore_experiment:
+        raise ExampleError(
+            f"--restore {args.restore}: an experiment folder is resumed by "
+            "run_example_local; run_example_debug starts from a checkpoint "
+            "folder (e.g. .../<trial>/checkpoint_000000).")
     return example, args, variant_spec
 
 
-def _resolve_trial_cpus(parser, args):
-    """Defaults a trial's trainer to the CPUs Ray gets, less those of its
-    sampler actors. A trial asking for more than Ray has would wait forever,
-    so that is an error."""
+def _notice(message):
+    print(f"[softlearning] Notice: {message}", file=sys.stderr, flush=True)
+
+
+def _fraction_of(cpus, n):
+    """``cpus / n``, rounded down to a hundredth (Ray's resource precision
+    is finer, and rounding down keeps the sum within ``cpus``)."""
+    return math.floor(100 * cpus / n) / 100
+
+
+def _resolve_cpus(parser, args, trainer_in_ray=True):
+    """CPUs of the trainer (``--trial-cpus``) and of each sampler actor
+    (``--sampler-cpus``), out of the ``available`` CPUs Ray gets.
+
+    Under Tune the trainer and its actors share the trial's reservation; in
+    debug mode the trainer is this process and only the actors ask Ray.
+    Actors default to 1 CPU each, or to an equal share of what is left when
+    that would not fit (with a notice); the trainer defaults to what the
+    actors leave. An explicit request that cannot fit would wait forever
+    under Ray, so it is an error."""
     available = args.cpus or os.cpu_count()
-    samplers = (getattr(args, 'num_samplers', 0) or 0) * getattr(
-        args, 'sampler_cpus', 1)
+    num_samplers = getattr(args, 'num_samplers', 0) or 0
+    trainer = 0
+    if trainer_in_ray:
+        trainer = (args.resources_per_trial.get('cpu', 1)
+                   if args.resources_per_trial else args.trial_cpus or 1)
+    if num_samplers and getattr(args, 'sampler_cpus', None) is None:
+        spare = available - trainer
+        if spare < 0.01 * num_samplers:
+            parser.error(
+                f"--num-samplers {num_samplers}: no CPUs are left for sampler "
+                f"actors beside the trainer's {trainer:g} of the {available} "
+                "CPUs Ray gets (--cpus); lower --trial-cpus or raise --cpus.")
+        args.sampler_cpus = 1.0
+        if num_samplers > spare:
+            args.sampler_cpus = _fraction_of(spare, num_samplers)
+            beside = (f" beside the trainer's {trainer:g} CPU"
+                      if trainer_in_ray else '')
+            _notice(f"{num_samplers} sampler actors get {args.sampler_cpus:g}"
+                    f" CPU each to fit{beside} in the {available} CPUs Ray "
+                    "gets (--cpus); --sampler-cpus sets it.")
+    samplers = num_samplers * (getattr(args, 'sampler_cpus', None) or 0)
     if args.trial_cpus is None:
         args.trial_cpus = max(1, available - samplers)
-    if args.trial_cpus + samplers > available:
-        needed = (f"--trial-cpus {args.trial_cpus:g} + --num-samplers "
-                  f"{args.num_samplers} x --sampler-cpus {args.sampler_cpus:g}"
-                  if samplers else f"--trial-cpus {args.trial_cpus:g}")
-        parser.error(f"{needed} is more than the {available} CPUs Ray gets "
-                     f"(--cpus); ask for at most {available}.")
+    if samplers + (args.trial_cpus if trainer_in_ray else 0) > available:
+        parts = [f"--trial-cpus {args.trial_cpus:g}"] if trainer_in_ray else []
+        if num_samplers:
+            parts.append(f"--num-samplers {num_samplers} x --sampler-cpus "
+                         f"{args.sampler_cpus:g}")
+        parser.error(f"{' + '.join(parts)} is more than the {available} CPUs "
+                     f"Ray gets (--cpus); ask for at most {available}"
+                     f"{' in all' if len(parts) > 1 else ''}.")
 
 
 def _is_experiment_dir(path):
@@ -221,39 +332,113 @@ def _resolve_variant(variant_spec):
     return variant
 
 
-def run_example_debug(example_module_name, example_argv=None):
-    """Runs one trial of the example in this process, eagerly, with small
-    epochs; writes progress.csv and result.json like a Tune trial."""
-    example, args, variant_spec = parse_example(
-        example_module_name, example_argv, 'debug')
-    variant = _resolve_variant(variant_spec)
-    storage_path, experiment_name = _experiment_dir(args, variant_spec)
-    trial_dir = os.path.join(
-        storage_path, experiment_name,
-        f"debug-seed={variant['run_params']['seed']}")
-    os.makedirs(trial_dir, exist_ok=True)
-    with open(os.path.join(trial_dir, 'params.json'), 'w') as f:
-        json.dump(variant, f, indent=2, default=str)
+def _single_variant(variant_spec):
+    """The one variant a debug run trains; a grid search (several trials)
+    is an error rather than a silent first pick."""
+    from ray.tune.search.variant_generator import generate_variants
+    variants = [variant for _, variant in generate_variants(variant_spec)]
+    if len(variants) > 1:
+        raise ExampleError(
+            f"The variant is a grid of {len(variants)} trials, and "
+            "run_example_debug runs one: fix the grid-searched --config "
+            "values, or use run_example_local.")
+    return variants[0]
 
-    trainable = example.get_trainable_class(args)(config=variant)
-    rows = []
-    with open(os.path.join(trial_dir, 'result.json'), 'w') as result_file:
-        while True:
-            result = trainable.train()
-            flat = _flatten(result)
-            rows.append(flat)
-            result_file.write(json.dumps(result, default=float) + '\n')
-            result_file.flush()
-            if result.get('done'):
-                break
+
+class _DebugTrial:
+    """What a --trial-name-template sees of the debug run's one trial."""
+
+    trial_id = 'debug'
+
+    def __init__(self, config):
+        self.config = config
+
+    def __str__(self):
+        return self.trial_id
+
+
+def _debug_trial_name(template, variant):
+    try:
+        return template.format(trial=_DebugTrial(variant))
+    except (AttributeError, KeyError, IndexError) as error:
+        raise ExampleError(
+            f"--trial-name-template '{template}': {error!r}; in debug mode "
+            "a trial has .trial_id ('debug') and .config (the variant).") \
+            from None
+
+
+def _debug_checkpoint_due(run_params, epoch, done):
+    frequency = run_params['checkpoint_frequency']
+    return bool((frequency and epoch % frequency == 0)
+                or (done and run_params['checkpoint_at_end']))
+
+
+def _write_progress(trial_dir, rows):
     columns = list(dict.fromkeys(key for row in rows for key in row))
     with open(os.path.join(trial_dir, 'progress.csv'), 'w', newline='') as f:
         writer = csv.DictWriter(f, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
-    trainable.stop()
+
+
+def run_example_debug(example_module_name, example_argv=None):
+    """Runs one trial of the example in this process, eagerly, with small
+    epochs; writes what a Tune trial writes (progress.csv, result.json,
+    params.json, checkpoint_NNNNNN folders)."""
+    example, args, variant_spec = parse_example(
+        example_module_name, example_argv, 'debug')
+    variant = _single_variant(variant_spec)
+    run_params = variant['run_params']
+    storage_path, experiment_name = _experiment_dir(args, variant_spec)
+    trial_dir = os.path.join(
+        storage_path, experiment_name,
+        _debug_trial_name(args.trial_name_template, variant))
+    os.makedirs(trial_dir, exist_ok=True)
+    with open(os.path.join(trial_dir, 'params.json'), 'w') as f:
+        json.dump(variant, f, indent=2, default=str)
+
+    from softlearning.utils.tensorflow_logging import import_tensorflow
+    import_tensorflow(quiet=not args.trial_gpus)
+    uses_ray = variant['sampler_params']['class_name'] == 'RemoteSampler'
+    if uses_ray:
+        import ray
+        ray.init(num_cpus=args.cpus, include_dashboard=False)
+    try:
+        _train_in_process(example.get_trainable_class(args)(config=variant),
+                          trial_dir, run_params)
+    finally:
+        if uses_ray:
+            ray.shutdown()
     print(f"\nResults: {trial_dir}")
     return 0
+
+
+def _train_in_process(trainable, trial_dir, run_params):
+    rows, checkpoint_index = [], 0
+    try:
+        with open(os.path.join(trial_dir, 'result.json'), 'w') as results:
+            while True:
+                result = trainable.train()
+                rows.append(_flatten(result))
+                results.write(json.dumps(result, default=float) + '\n')
+                results.flush()
+                done = bool(result.get('done'))
+                if _debug_checkpoint_due(run_params, result['epoch'], done):
+                    # Tune's layout: checkpoint_000000, _000001, ... in the
+                    # trial folder (the manifest, written last, marks each
+                    # one complete).
+                    path = os.path.join(
+                        trial_dir, f'checkpoint_{checkpoint_index:06d}')
+                    os.makedirs(path, exist_ok=True)
+                    trainable.save_checkpoint(path)
+                    checkpoint_index += 1
+                    print(f"checkpoint: {path}", flush=True)
+                if done:
+                    break
+    finally:
+        if rows:
+            _write_progress(trial_dir, rows)
+        trainable.stop()
 
 
 def main_with_errors_reported(function, *args):

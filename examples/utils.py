@@ -88,9 +88,11 @@ def add_sampling_options(parser):
                        help='Collect experience with N Ray actors, each with '
                             'its own environment (default: 0, collect in the '
                             'trial\'s own process).')
-    group.add_argument('--sampler-cpus', type=positive_float, default=1.0,
+    group.add_argument('--sampler-cpus', type=positive_float, default=None,
                        help='CPUs reserved per sampler actor; counted in the '
-                            'trial\'s resources (default: %(default)s).')
+                            'trial\'s resources (default: 1, or an equal '
+                            'share of the CPUs the trainer leaves when 1 '
+                            'each does not fit).')
     group.add_argument('--async-sampling', type=str2bool, default=False,
                        help='Let sampler actors keep collecting while the '
                             'learner trains (policy lag of one collect call; '
@@ -98,8 +100,9 @@ def add_sampling_options(parser):
     group.add_argument('--curriculum', type=str, default=None, metavar='FILE',
                        help='JSON file with an environment-parameter '
                             'curriculum, e.g. {"mass": {"iters": [0, 10], '
-                            '"range": [1.0, 1.5]}}; see '
-                            'docs/parallel_and_curriculum.md.')
+                            '"range": [1.0, 1.5]}}; see the README\'s '
+                            '"Environment-parameter curriculum" section and '
+                            'examples/curriculum/.')
 
 
 def get_parser(algorithms=('SAC',), policies=('gaussian',)):
@@ -135,9 +138,11 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                             'e.g. algorithm_params.config.discount=0.98. '
                             'VALUE is JSON; {"grid_search": [...]} makes a '
                             'Tune grid search. Repeatable.')
-    group.add_argument('--mode', type=str, default='local',
+    group.add_argument('--mode', type=str, default=None,
                        choices=('local', 'debug'),
-                       help="'debug' shrinks epochs so bugs show in seconds.")
+                       help="'debug' shrinks epochs so bugs show in seconds "
+                            "(default: 'debug' for run_example_debug, else "
+                            "'local').")
     group.add_argument('--run-eagerly', type=str2bool, default=None,
                        help='Run TensorFlow functions eagerly (default: True '
                             'in debug mode, False otherwise).')
@@ -164,15 +169,15 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        help='Also checkpoint the replay pool, incrementally '
                             '(each checkpoint stores only the experience '
                             'added since the previous one).')
-    group.add_argument('--max-failures', type=int, default=3,
+    group.add_argument('--max-failures', type=int, default=None,
                        help='Restarts of a failed trial from its last '
-                            'checkpoint (default: %(default)s).')
+                            'checkpoint (default: 3).')
     group.add_argument('--restore', type=str, default=None,
                        help='An experiment folder: resume its unfinished '
                             'trials from their last checkpoints. A checkpoint '
                             '(or trial) folder: start a new trial from it.')
-    group.add_argument('--verbose', type=int, default=1, choices=(0, 1, 2),
-                       help='Tune verbosity (default: %(default)s).')
+    group.add_argument('--verbose', type=int, default=None, choices=(0, 1, 2),
+                       help='Tune verbosity (default: 1).')
 
     add_sampling_options(parser)
 

@@ -12,13 +12,14 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_cli(*args, timeout=900, env=None):
-    """Runs ``softlearning ARGS`` as a user would, from the repository root."""
+def run_cli(*args, timeout=900, env=None, cwd=REPO_ROOT):
+    """Runs ``softlearning ARGS`` as a user would, from the repository root
+    (or ``cwd``)."""
     full_env = {**os.environ, 'PYTHONPATH': REPO_ROOT, **(env or {})}
     return subprocess.run(
         [sys.executable, '-m', 'softlearning.scripts.console_scripts',
          *map(str, args)],
-        cwd=REPO_ROOT, env=full_env, capture_output=True, text=True,
+        cwd=cwd, env=full_env, capture_output=True, text=True,
         timeout=timeout)
 
 

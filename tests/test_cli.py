@@ -47,8 +47,12 @@ def test_main_script_help():
     (['--resources-per-trial', '{cpu: 1}'], 'invalid JSON'),
     (['--checkpoint-at-end', 'maybe'], "invalid boolean value 'maybe'"),
     (['--cpus', '1', '--trial-cpus', '2'], '--trial-cpus 2 is more than the 1 CPUs'),
-    (['--cpus', '2', '--trial-cpus', '1', '--num-samplers', '2'],
+    (['--cpus', '2', '--trial-cpus', '1', '--num-samplers', '2',
+      '--sampler-cpus', '1'],
      '--trial-cpus 1 + --num-samplers 2 x --sampler-cpus 1 is more than the 2 CPUs'),
+    (['--cpus', '2', '--trial-cpus', '2', '--num-samplers', '2'],
+     "--num-samplers 2: no CPUs are left for sampler actors beside the "
+     "trainer's 2"),
 ])
 def test_bad_input_fails_fast_with_one_clear_message(args, message):
     start = time.time()

@@ -51,16 +51,79 @@ def test_simulate_writes_playable_mp4(cli, checkpoint, tmp_path):
     assert frames.shape == (2 * 21, 48, 64, 3)
 
 
-def test_simulate_films_dm_control(cli, tmp_path):
-    runner = make_runner(tiny_variant(universe='dm_control', domain='cartpole',
-                                      task='swingup', epochs=1,
-                                      max_path_length=50))
+# One environment of each suite that run_example_local accepts; classic
+# control and Bullet render at their own size (frames are resized).
+FILMABLE = [
+    ('gym', 'Pendulum', 'v1'),
+    ('dm_control', 'cartpole', 'swingup'),
+    ('pybullet', 'HalfCheetahBulletEnv', 'v0'),
+]
+
+
+@pytest.mark.parametrize('universe, domain, task', FILMABLE)
+def test_simulate_films_every_suite(cli, tmp_path, universe, domain, task):
+    runner = make_runner(tiny_variant(universe=universe, domain=domain,
+                                      task=task, epochs=1, max_path_length=50))
     runner.train()
     path = str(tmp_path / 'checkpoint_000001')
     runner.save_checkpoint(path)
-    _, frames = film(cli, path, str(tmp_path / 'cartpole.mp4'), 10,
-                     width=32, height=32)
-    assert frames.shape == (2 * 11, 32, 32, 3)
+    runner.stop()
+    _, frames = film(cli, path, str(tmp_path / f'{domain}.mp4'), 10,
+                     width=32, height=24)
+    assert frames.shape == (2 * 11, 24, 32, 3)
+
+
+ACTS_WITHOUT_TENSORFLOW = """
+import sys
+from examples.development import simulate_policy
+code = simulate_policy.main(sys.argv[1:])
+print('tensorflow imported:', 'tensorflow' in sys.modules)
+sys.exit(code)
+"""
+
+
+def test_simulate_runs_without_tensorflow(checkpoint, tmp_path):
+    """Acting and rendering in one process is safe because simulate acts
+    with the numpy policy and never loads TensorFlow."""
+    path, _ = checkpoint
+    result = subprocess.run(
+        [sys.executable, '-c', ACTS_WITHOUT_TENSORFLOW, path,
+         '--max-path-length', '5', '--video-path', str(tmp_path / 'a.mp4')],
+        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert 'tensorflow imported: False' in result.stdout
+
+
+def test_policy_weights_match_tensorflow_policy(checkpoint):
+    """The numpy policy simulate acts with is the trained policy."""
+    path, runner = checkpoint
+    from examples.development.simulate_policy import (build_environment,
+                                                      load_numpy_policy)
+    from softlearning.utils import checkpoints
+    variant = checkpoints.read_variant(path)
+    policy = load_numpy_policy(path, variant, build_environment(variant))
+    observations = {'observations': np.random.default_rng(1).normal(
+        size=(4, 17)).astype(np.float32)}
+    with policy.set_deterministic(True), \
+            runner.policy.set_deterministic(True):
+        np.testing.assert_allclose(policy.actions_np(observations),
+                                   runner.policy.actions_np(observations),
+                                   atol=1e-6)
+
+
+def test_checkpoint_without_numpy_weights_still_films(cli, checkpoint,
+                                                     tmp_path):
+    """Checkpoints from before policy_weights.pkl: the weights are read with
+    TensorFlow in a child process."""
+    import shutil
+    from softlearning.utils import checkpoints
+    path, _ = checkpoint
+    old = str(tmp_path / 'checkpoint_000001')
+    shutil.copytree(path, old)
+    os.remove(os.path.join(old, checkpoints.POLICY_WEIGHTS_FILE))
+    checkpoints.write_manifest(old, [], {})
+    film(cli, old, str(tmp_path / 'old.mp4'), 5, width=32, height=32)
 
 
 def test_python_module_entry_point_and_original_syntax(checkpoint):
@@ -130,3 +193,33 @@ def test_saved_model_acts_without_softlearning(cli, checkpoint, tmp_path):
     np.testing.assert_allclose(loaded['actions'], expected, atol=1e-5)
     np.testing.assert_allclose(loaded['flat'], expected, atol=1e-5)
     assert np.all(np.abs(expected) <= 1.0)
+
+
+def test_readme_films_the_quick_starts_checkpoint(cli, tmp_path):
+    """The README's "Watching a policy" command, as written, on the trial
+    folder of a (shortened) quick start run."""
+    import re
+    import shlex
+    from conftest import trial_dirs
+    quick_start = ['run_example_local', 'examples.development',
+                   '--algorithm', 'SAC', '--universe', 'gym', '--domain',
+                   'Pendulum', '--task', 'v1']
+    result = cli(*quick_start, '--n-epochs', '1', '--epoch-length', '200',
+                 '--seed', '1', '--local-dir', tmp_path / 'ray_results')
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    (trial_dir,) = trial_dirs(tmp_path / 'ray_results')
+    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
+        readme = f.read()
+    section = readme[readme.index('## Watching a policy'):]
+    (command,) = re.findall(
+        r'^softlearning simulate ~/ray_results/gym/Pendulum/v1/.*$', section,
+        re.MULTILINE)
+    words = shlex.split(command)
+    assert words[2] == '~/ray_results/gym/Pendulum/v1/<timestamp>-experiment/<trial>'
+    words[2] = trial_dir
+    # The video goes where the user runs the command.
+    result = cli(*words[1:], timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    import imageio.v3 as iio
+    frames = iio.imread(tmp_path / 'pendulum.mp4')
+    assert frames.shape[0] == 201 and frames.std() > 1.0

@@ -9,13 +9,22 @@ experiment.
 import os
 import sys
 
-import tensorflow as tf
-from ray import tune
+from softlearning.environments.rendering import keep_opengl_out_of_learner
+from softlearning.utils.tensorflow_logging import import_tensorflow
 
-from softlearning import (algorithms, curriculum, environments, policies,
-                          replay_pools, samplers, value_functions)
-from softlearning.utils import checkpoints
-from softlearning.utils.random import set_seed
+# A trial imports TensorFlow, so it must not load OSMesa (see rendering.py):
+# set up before TensorFlow or any simulator is imported.
+keep_opengl_out_of_learner()
+tf = import_tensorflow()
+
+import numpy as np  # noqa: E402
+from ray import tune  # noqa: E402
+
+from softlearning import (  # noqa: E402
+    algorithms, curriculum, environments, policies, replay_pools, samplers,
+    value_functions)
+from softlearning.utils import checkpoints  # noqa: E402
+from softlearning.utils.random import set_seed  # noqa: E402
 
 
 def set_tensorflow_threads(num_threads):
@@ -184,6 +193,9 @@ class ExperimentRunner(tune.Trainable):
         checkpoints.atomic_pickle(
             os.path.join(checkpoint_dir, checkpoints.STATE_FILE),
             self._components_state())
+        checkpoints.atomic_pickle(
+            os.path.join(checkpoint_dir, checkpoints.POLICY_WEIGHTS_FILE),
+            [np.asarray(w) for w in self.policy.get_weights()])
         checkpoints.atomic_json(
             os.path.join(checkpoint_dir, checkpoints.VARIANT_FILE),
             self._variant)

@@ -12,18 +12,21 @@ the checkpoint. Rendering without a screen uses MuJoCo's OSMesa backend
 (Debian/Ubuntu: ``apt-get install libosmesa6``; MUJOCO_GL=egl on a GPU);
 writing MP4 needs ffmpeg (the imageio-ffmpeg wheel brings one).
 
-TensorFlow and OSMesa do not share a process well (rendering crashes
-once both are loaded, and importing TensorFlow after MuJoCo's OpenGL
-bindings crashes too), so with rgb_array the rollouts run here, recording the
-simulator state after every step (``get_episode_state``), and a second,
-TensorFlow-free process replays those states and renders the frames.
+``simulate`` never imports TensorFlow: it acts with the numpy version of the
+policy (the one sampler actors use), loaded from the checkpoint's
+``policy_weights.pkl``, and renders the environment directly in this
+process. That films every environment that can render (gymnasium classic
+control and MuJoCo, dm_control, pybullet), since OSMesa and TensorFlow never
+meet (see softlearning/environments/rendering.py).
 """
 
 import argparse
 import os
 import sys
 
-from softlearning.environments.rendering import exit_without_teardown
+import numpy as np
+
+from softlearning.environments import rendering
 from softlearning.utils import checkpoints
 
 
@@ -66,28 +69,101 @@ def load_checkpoint_variant(checkpoint_path):
         raise SimulateError(str(error)) from None
 
 
+FRAME_SIZE_KEYS = ('width', 'height')
+
+
 def build_environment(variant, render_mode=None, render_kwargs=None):
-    """The evaluation environment of the variant; gymnasium needs its
-    render mode (and MuJoCo its frame size) at construction."""
+    """The evaluation environment of the variant. gymnasium needs its render
+    mode at construction, and MuJoCo environments their frame size; other
+    environments render at their own size (frames are resized afterwards,
+    see ``resize_frame``)."""
     from softlearning import environments
     params = dict(variant['environment_params'].get('evaluation')
                   or variant['environment_params']['training'])
     kwargs = dict(params.get('kwargs') or {})
     frame_size = {key: value for key, value in (render_kwargs or {}).items()
-                  if key in ('width', 'height')}
+                  if key in FRAME_SIZE_KEYS}
     if params['universe'] == 'dm_control':
         # dm_control renders from its physics at any size, on request.
         kwargs['render_kwargs'] = {**kwargs.get('render_kwargs', {}),
                                    **frame_size}
     elif render_mode:
         kwargs['render_mode'] = render_mode
-        kwargs.update(frame_size)
+        if _accepts_frame_size(params):
+            kwargs.update(frame_size)
     return environments.get_environment(
         params['universe'], params['domain'], params['task'], kwargs)
 
 
+def _accepts_frame_size(environment_params):
+    """gymnasium's MuJoCo environments take width/height; classic control
+    and Bullet environments render at a fixed size."""
+    if environment_params['universe'] != 'gym':
+        return False
+    import gymnasium
+    from softlearning.environments.adapters.gymnasium_adapter import (
+        import_environment_module)
+    domain = import_environment_module(environment_params['domain'])
+    spec = gymnasium.spec(f"{domain}-{environment_params['task']}")
+    return 'mujoco' in str(spec.entry_point)
+
+
+def resize_frame(frame, width=None, height=None):
+    """``frame`` at width x height (either may be None: keep the aspect)."""
+    if not width and not height:
+        return frame
+    frame_height, frame_width = frame.shape[:2]
+    width = width or round(frame_width * height / frame_height)
+    height = height or round(frame_height * width / frame_width)
+    if (width, height) == (frame_width, frame_height):
+        return frame
+    from PIL import Image
+    return np.asarray(Image.fromarray(frame).resize(
+        (int(width), int(height)), Image.BILINEAR))
+
+
+def load_policy_weights(checkpoint_dir, variant):
+    """The checkpoint's policy weights (numpy). Checkpoints written before
+    the weights were saved on their own are read with TensorFlow in a
+    short child process, so this process stays free of it."""
+    try:
+        weights = checkpoints.read_policy_weights(checkpoint_dir)
+    except checkpoints.CheckpointError as error:
+        raise SimulateError(str(error)) from None
+    if weights is not None:
+        return weights
+    import concurrent.futures
+    import multiprocessing
+    with concurrent.futures.ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context('spawn')) as pool:
+        return pool.submit(_policy_weights_with_tensorflow, checkpoint_dir,
+                           variant).result()
+
+
+def _policy_weights_with_tensorflow(checkpoint_dir, variant):
+    rendering.keep_opengl_out_of_learner()
+    environment = build_environment(variant)
+    return [w for w in load_policy(checkpoint_dir, variant,
+                                   environment).get_weights()]
+
+
+def load_numpy_policy(checkpoint_dir, variant, environment, seed=None):
+    """The checkpoint's policy as its TensorFlow-free (numpy) version."""
+    from softlearning.policies.numpy_policies import get_numpy_policy
+    try:
+        policy = get_numpy_policy(variant['policy_params'], environment,
+                                  seed=seed)
+        policy.set_weights(load_policy_weights(checkpoint_dir, variant))
+    except ValueError as error:
+        raise SimulateError(
+            f"Checkpoint '{checkpoint_dir}': cannot load the policy "
+            f"({error}).") from None
+    return policy
+
+
 def load_policy(checkpoint_dir, variant, environment):
-    """The checkpoint's policy, built from the saved variant."""
+    """The checkpoint's TensorFlow policy (for export), built from the saved
+    variant."""
     import tensorflow as tf
     from softlearning import policies
     policy = policies.get(variant['policy_params'], environment)
@@ -103,53 +179,6 @@ def load_policy(checkpoint_dir, variant, environment):
     return policy
 
 
-class _StateRecorder:
-    """Stands in for the environment in ``rollout``: its ``render`` records
-    the simulator state (to be rendered later, elsewhere) and returns the
-    state's index as the placeholder frame."""
-
-    def __init__(self, environment):
-        self._environment = environment
-        self.states = []
-
-    def reset(self, seed=None):
-        return self._environment.reset(seed=seed)
-
-    def step(self, action):
-        return self._environment.step(action)
-
-    def render(self, **unused_kwargs):
-        self.states.append(self._environment.get_episode_state())
-        return len(self.states) - 1
-
-
-def _render_states(variant, render_kwargs, states):
-    """Runs in a fresh process without TensorFlow: frames of ``states``."""
-    import numpy as np
-    from softlearning.environments.rendering import (
-        configure_offscreen_rendering)
-    configure_offscreen_rendering()
-    environment = build_environment(variant, 'rgb_array', render_kwargs)
-    frame_kwargs = {key: render_kwargs[key] for key in ('camera_id',)
-                    if key in render_kwargs}
-    frames = []
-    for state in states:
-        environment.set_episode_state(state)
-        frames.append(environment.render(**frame_kwargs))
-    fps = _frame_rate(environment, None)
-    environment.close()
-    return np.stack(frames), fps
-
-
-def _render_in_subprocess(variant, render_kwargs, states):
-    import concurrent.futures
-    import multiprocessing
-    with concurrent.futures.ProcessPoolExecutor(
-            1, mp_context=multiprocessing.get_context('spawn')) as pool:
-        return pool.submit(_render_states, variant, render_kwargs,
-                           states).result()
-
-
 def _frame_rate(environment, fps):
     if fps:
         return fps
@@ -158,8 +187,7 @@ def _frame_rate(environment, fps):
     return int(metadata.get('render_fps') or 30)
 
 
-def simulate(args):
-    checkpoint_dir, variant = load_checkpoint_variant(args.checkpoint_path)
+def _render_mode(args):
     render_kwargs = dict(args.render_kwargs)
     mode = render_kwargs.pop('mode', None)
     if args.video_path:
@@ -167,33 +195,49 @@ def simulate(args):
     if mode not in (None, 'rgb_array', 'human'):
         raise SimulateError(f"--render-kwargs mode '{mode}' is not one of "
                             "rgb_array, human.")
-    # TensorFlow must load before MuJoCo's OpenGL bindings (the other order
-    # crashes at TensorFlow's import).
-    import tensorflow  # noqa: F401
-    from softlearning.samplers import rollouts
-    environment = build_environment(
-        variant, 'human' if mode == 'human' else None, render_kwargs)
-    if mode == 'rgb_array' and environment.get_episode_state() is None:
+    unknown = sorted(set(render_kwargs) - {*FRAME_SIZE_KEYS, 'camera_id'})
+    if unknown:
         raise SimulateError(
-            f"Cannot film {environment}: it cannot save its simulator "
-            "state for offscreen rendering.")
-    policy = load_policy(checkpoint_dir, variant, environment)
-    recorder = _StateRecorder(environment) if mode == 'rgb_array' else None
+            f"--render-kwargs: unknown key(s) {unknown}; valid keys: mode, "
+            "width, height, camera_id.")
+    return mode, render_kwargs
+
+
+def simulate(args):
+    checkpoint_dir, variant = load_checkpoint_variant(args.checkpoint_path)
+    mode, render_kwargs = _render_mode(args)
+    if mode == 'rgb_array':
+        # Before gymnasium or dm_control import MuJoCo's OpenGL bindings.
+        rendering.configure_offscreen_rendering()
+    else:
+        rendering.keep_opengl_out_of_learner()
+    environment = build_environment(variant, mode, render_kwargs)
+    policy = load_numpy_policy(checkpoint_dir, variant, environment,
+                               seed=args.seed)
+    frame_kwargs = None
+    if mode == 'rgb_array':
+        frame_kwargs = {key: render_kwargs[key] for key in ('camera_id',)
+                        if key in render_kwargs}
+    elif mode == 'human':
+        frame_kwargs = {}
+    from softlearning.samplers import rollouts
     with policy.set_deterministic(args.deterministic):
-        paths = rollouts(args.num_rollouts, recorder or environment, policy,
-                         args.max_path_length,
-                         render_kwargs={} if recorder else None,
+        paths = rollouts(args.num_rollouts, environment, policy,
+                         args.max_path_length, render_kwargs=frame_kwargs,
                          seed=args.seed)
     for i, path in enumerate(paths):
         print(f"rollout {i}: return {path['return']:.2f}, "
               f"length {path['length']}", flush=True)
-    if recorder is not None:
-        frames, fps = _render_in_subprocess(variant, render_kwargs,
-                                            recorder.states)
+    if mode == 'rgb_array':
+        size = {key: render_kwargs.get(key) for key in FRAME_SIZE_KEYS}
         for path in paths:
-            path['frames'] = frames[path['frames']]
+            path['frames'] = np.stack([resize_frame(frame, **size)
+                                       for frame in path['frames']])
         if args.video_path:
-            _write_video(args.video_path, frames, args.fps or fps)
+            _write_video(args.video_path,
+                         np.concatenate([p['frames'] for p in paths]),
+                         _frame_rate(environment, args.fps))
+    environment.close()
     return paths
 
 
@@ -207,6 +251,7 @@ def export(checkpoint_path, output_dir):
     """Writes the checkpoint's policy as a SavedModel (see
     softlearning/policies/export.py for its interface)."""
     checkpoint_dir, variant = load_checkpoint_variant(checkpoint_path)
+    rendering.keep_opengl_out_of_learner()
     from softlearning.policies.export import export_saved_model
     environment = build_environment(variant)
     policy = load_policy(checkpoint_dir, variant, environment)
@@ -220,8 +265,8 @@ def _report_errors(function, *args):
         function(*args)
     except SimulateError as error:
         print(f"softlearning: error: {error}", file=sys.stderr)
-        return exit_without_teardown(2)
-    return exit_without_teardown(0)
+        return 2
+    return 0
 
 
 def main(argv=None):

@@ -235,7 +235,8 @@ def set_parallel_sampling(variant_spec, args):
     variant_spec['sampler_params'] = {
         'class_name': 'RemoteSampler',
         'config': {**config, 'num_samplers': num_samplers,
-                   'sampler_cpus': args.sampler_cpus,
+                   'sampler_cpus': (1.0 if args.sampler_cpus is None
+                                    else args.sampler_cpus),
                    'asynchronous': args.async_sampling},
     }
 

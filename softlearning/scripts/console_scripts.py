@@ -10,6 +10,8 @@
 import argparse
 import sys
 
+from examples.instrument import DEFAULT_EXAMPLE
+
 COMMANDS = {
     'run_example_local': 'Run an example as a Ray Tune experiment on this '
                          'machine.',
@@ -58,8 +60,14 @@ def main(argv=None):
         return function(argv[1:])
     # The example parses its own options; only COMMAND EXAMPLE are ours.
     if argv[0] in COMMANDS and (len(argv) < 2 or argv[1].startswith('-')):
-        parser.error(f"'{argv[0]}' needs an EXAMPLE module, e.g. "
-                     f"'softlearning {argv[0]} examples.development --help'")
+        if not {'-h', '--help'} & set(argv[1:]):
+            parser.error(f"'{argv[0]}' needs an EXAMPLE module, e.g. "
+                         f"'softlearning {argv[0]} {DEFAULT_EXAMPLE} ...'")
+        # Help without an example: the default example's options.
+        print(f"usage: softlearning {argv[0]} EXAMPLE [options]; EXAMPLE "
+              f"is a module such as {DEFAULT_EXAMPLE}, whose options "
+              "follow.\n")
+        argv = [argv[0], DEFAULT_EXAMPLE, '--help']
     namespace = parser.parse_args(argv[:2])
     example_argv = argv[2:]
 

@@ -7,6 +7,10 @@ folder) holds
     tf_state.index, tf_state.data-*   weights, optimizer slots, log-alpha,
                                       the update RNG (tf.train.Checkpoint)
     state.pkl                         counters, sampler, numpy RNG states
+    policy_weights.pkl                the policy's ``get_weights()`` list
+                                      (numpy), so tools that only act
+                                      (``softlearning simulate``) need no
+                                      TensorFlow
     variant.json                      the variant the trial ran with
     manifest.json                     written last: the completion marker
 
@@ -33,6 +37,7 @@ import pickle
 FORMAT_VERSION = 1
 MANIFEST_FILE = 'manifest.json'
 STATE_FILE = 'state.pkl'
+POLICY_WEIGHTS_FILE = 'policy_weights.pkl'
 VARIANT_FILE = 'variant.json'
 TF_CHECKPOINT_PREFIX = 'tf_state'
 POOL_FOLDER = 'replay_pool'
@@ -161,6 +166,15 @@ def _read_pickle(path, what):
 def read_state(checkpoint_dir):
     return _read_pickle(os.path.join(checkpoint_dir, STATE_FILE),
                         'Checkpoint file')
+
+
+def read_policy_weights(checkpoint_dir):
+    """The policy's weights as numpy arrays, or None for a checkpoint
+    written before they were saved separately."""
+    path = os.path.join(checkpoint_dir, POLICY_WEIGHTS_FILE)
+    if not os.path.isfile(path):
+        return None
+    return _read_pickle(path, 'Checkpoint file')
 
 
 def read_pool_pieces(checkpoint_dir, manifest):

@@ -1,0 +1,239 @@
+"""What a new user meets in the first hour: help, debug mode's options,
+sampler actors on a 2-CPU machine, MUJOCO_GL, TensorFlow's CUDA noise."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO_ROOT, read_progress, run_cli, trial_dirs
+
+TINY_RUN = ['--n-epochs', '1', '--epoch-length', '200', '--max-path-length',
+            '100', '--seed', '1', '--cpus', '2',
+            '--config', 'algorithm_params.config.n_initial_exploration_steps=100',
+            '--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
+            '--config', 'Q_params.config.hidden_layer_sizes=[16,16]',
+            '--config', 'algorithm_params.config.eval_n_episodes=1']
+CUDA_NOISE = ('cuInit', 'Could not find cuda drivers')
+
+
+def assert_quiet_about_cuda(result):
+    for line in CUDA_NOISE:
+        assert line not in result.stderr + result.stdout, line
+
+
+# Help -----------------------------------------------------------------------
+
+def test_help_without_example_shows_the_default_examples_options():
+    for command in ('run_example_local', 'run_example_debug'):
+        result = run_cli(command, '--help')
+        assert result.returncode == 0, result.stderr
+        assert 'EXAMPLE is a module such as examples.development' in (
+            result.stdout)
+        assert '--universe' in result.stdout and '--num-samplers' in (
+            result.stdout)
+        assert 'error' not in result.stderr
+
+
+def test_run_example_without_example_is_one_error():
+    result = run_cli('run_example_local', '--domain', 'Pendulum')
+    assert result.returncode == 2
+    assert "'run_example_local' needs an EXAMPLE module" in result.stderr
+
+
+# Paths the help texts and the README name, e.g. examples/curriculum/ or
+# softlearning/environments/rendering.py.
+PATH_PATTERN = re.compile(
+    r'(?<![\w/.~<])((?:docs|examples|softlearning|benchmarks|config|docker|'
+    r'tests|\.ci)/[\w./-]*[\w/])')
+
+
+def _mentioned_paths(text):
+    paths = set()
+    for match in PATH_PATTERN.findall(text):
+        path = match.rstrip('.')
+        if '<' in path or '*' in path:
+            continue
+        paths.add(path)
+    return paths
+
+
+def test_every_path_in_help_and_readme_exists():
+    texts = [run_cli(*command).stdout for command in (
+        ('--help',), ('run_example_local', 'examples.development', '--help'),
+        ('run_example_debug', 'examples.development', '--help'),
+        ('simulate', '--help'), ('export', '--help'))]
+    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
+        texts.append(f.read())
+    mentioned = set().union(*map(_mentioned_paths, texts))
+    assert 'softlearning/environments/rendering.py' in mentioned
+    missing = sorted(path for path in mentioned
+                     if not os.path.exists(os.path.join(REPO_ROOT, path)))
+    assert not missing, missing
+
+
+# Debug mode: every option honoured or refused ---------------------------------
+
+def test_every_option_is_honoured_or_refused_in_debug_mode():
+    from examples.development import get_parser
+    from examples.instrument import DEBUG_HONOURED, DEBUG_REFUSED
+    assert not set(DEBUG_HONOURED) & set(DEBUG_REFUSED)
+    destinations = {action.dest for action in get_parser()._actions
+                    if action.dest != 'help'}
+    assert destinations == set(DEBUG_HONOURED) | set(DEBUG_REFUSED)
+
+
+@pytest.mark.parametrize('option, value', [
+    ('--num-samples', '3'), ('--max-failures', '1'), ('--verbose', '2'),
+    ('--resources-per-trial', '{"cpu": 1}'), ('--gpus', '1'),
+    ('--resources', '{"x": 1}')])
+def test_debug_refuses_options_it_cannot_honour(option, value):
+    result = run_cli('run_example_debug', 'examples.development', option,
+                     value)
+    assert result.returncode == 2
+    assert f'run_example_debug cannot honour {option}' in result.stderr
+    assert 'Traceback' not in result.stderr
+
+
+def test_debug_refuses_a_grid_search():
+    result = run_cli('run_example_debug', 'examples.development', '--config',
+                     'run_params.seed={"grid_search": [1, 2]}')
+    assert result.returncode == 2
+    assert 'grid of 2 trials' in result.stderr
+
+
+def _debug(tmp_path, *args):
+    return run_cli('run_example_debug', 'examples.development',
+                   '--local-dir', tmp_path, '--seed', '3',
+                   '--config', 'policy_params.config.hidden_layer_sizes=[8,8]',
+                   '--config', 'Q_params.config.hidden_layer_sizes=[8,8]',
+                   *args)
+
+
+def test_debug_honours_checkpoint_options(tmp_path):
+    result = _debug(tmp_path / 'first', '--checkpoint-frequency', '1',
+                    '--checkpoint-replay-pool', 'True', '--checkpoint-at-end',
+                    'False', '--trial-name-template',
+                    'mine-{trial.config[run_params][seed]}')
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert_quiet_about_cuda(result)
+    (trial_dir,) = trial_dirs(tmp_path / 'first')
+    assert os.path.basename(trial_dir) == 'mine-3'
+    from softlearning.utils import checkpoints
+    found = checkpoints.checkpoint_dirs(trial_dir)
+    # Tune's layout: one checkpoint per epoch, numbered from 0.
+    assert [os.path.basename(p) for p in found] == [
+        'checkpoint_000000', 'checkpoint_000001']
+    manifest = checkpoints.read_manifest(found[-1])
+    assert manifest['epoch'] == 2 and manifest['total_timestep'] == 200
+    assert len(manifest['replay_pool_pieces']) == 2
+
+    # A new debug trial starts from it and continues the counters.
+    result = _debug(tmp_path / 'second', '--restore', found[0],
+                    '--checkpoint-at-end', 'False')
+    assert result.returncode == 0, result.stderr[-3000:]
+    (trial_dir,) = trial_dirs(tmp_path / 'second')
+    progress = read_progress(trial_dir)
+    assert list(progress['epoch']) == [2]
+    assert list(progress['total_timestep']) == [200]
+    assert not checkpoints.checkpoint_dirs(trial_dir)
+
+
+def test_debug_refuses_resuming_an_experiment(tmp_path):
+    experiment = tmp_path / 'experiment'
+    experiment.mkdir()
+    (experiment / 'tuner.pkl').write_bytes(b'')
+    result = run_cli('run_example_debug', 'examples.development',
+                     '--restore', experiment)
+    assert result.returncode == 2
+    assert 'an experiment folder is resumed by run_example_local' in (
+        result.stderr)
+
+
+def test_debug_honours_mode_local(tmp_path):
+    import json
+    result = _debug(tmp_path, '--mode', 'local', '--n-epochs', '1',
+                    '--epoch-length', '50', '--checkpoint-at-end', 'False')
+    assert result.returncode == 0, result.stderr[-3000:]
+    (trial_dir,) = trial_dirs(tmp_path)
+    with open(os.path.join(trial_dir, 'params.json')) as f:
+        variant = json.load(f)
+    # Not debug-sized: the compiled (not eager) update and 5 evaluation
+    # episodes of the Pendulum variant.
+    assert variant['run_params']['run_eagerly'] is False
+    assert variant['algorithm_params']['config']['eval_n_episodes'] == 5
+
+
+# Sampler actors on a 2-CPU machine ----------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize('command', ['run_example_local', 'run_example_debug'])
+def test_two_sampler_actors_run_on_two_cpus(tmp_path, command):
+    result = run_cli(command, 'examples.development', '--num-samplers', '2',
+                     '--local-dir', tmp_path, '--checkpoint-at-end', 'False',
+                     *TINY_RUN)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    if command == 'run_example_local':
+        assert ("2 sampler actors get 0.5 CPU each to fit beside the "
+                "trainer's 1 CPU in the 2 CPUs Ray gets") in result.stderr
+    else:  # the trainer is this process: the actors have Ray's 2 CPUs
+        assert 'Notice: 2 sampler actors' not in result.stderr
+    (trial_dir,) = trial_dirs(tmp_path)
+    progress = read_progress(trial_dir)
+    assert progress['training/num-samplers'].iloc[-1] == 2
+    assert progress['total_timestep'].iloc[-1] == 200
+
+
+# MUJOCO_GL=osmesa exported by the user ------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize('universe, domain, task', [
+    ('dm_control', 'cartpole', 'swingup'), ('gym', 'HalfCheetah', 'v5')])
+def test_training_with_mujoco_gl_osmesa_exported(tmp_path, universe, domain,
+                                                 task):
+    result = run_cli('run_example_local', 'examples.development',
+                     '--universe', universe, '--domain', domain, '--task',
+                     task, '--local-dir', tmp_path, *TINY_RUN,
+                     env={'MUJOCO_GL': 'osmesa', 'PYOPENGL_PLATFORM': 'osmesa'})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    (trial_dir,) = trial_dirs(tmp_path)
+    assert len(read_progress(trial_dir)) == 1
+    assert_quiet_about_cuda(result)
+
+
+# TensorFlow's CUDA noise ------------------------------------------------------
+
+FILTER_SCRIPT = """
+import os, sys
+from softlearning.utils.tensorflow_logging import without_cuda_noise
+with without_cuda_noise():
+    os.write(2, b"E0000 cuda_platform.cc:52] failed call to cuInit: INTERNAL\\n")
+    os.write(2, b"I0000 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used.\\n")
+    os.write(2, b"E0000 some_kernel.cc:1] a real error\\n")
+    print('python warning', file=sys.stderr)
+print('after', file=sys.stderr)
+"""
+
+
+def test_cuda_noise_is_dropped_and_real_errors_kept():
+    result = subprocess.run(
+        [sys.executable, '-c', FILTER_SCRIPT], cwd=REPO_ROOT,
+        env={**os.environ, 'PYTHONPATH': REPO_ROOT}, capture_output=True,
+        text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        'E0000 some_kernel.cc:1] a real error', 'python warning', 'after']
+
+
+def test_tensorflow_import_is_quiet_without_gpu():
+    result = subprocess.run(
+        [sys.executable, '-c', 'from softlearning.utils.tensorflow_logging '
+         'import import_tensorflow; tf = import_tensorflow(); '
+         'print(tf.constant(2) * 3)'],
+        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert 'tf.Tensor(6' in result.stdout
+    assert_quiet_about_cuda(result)
