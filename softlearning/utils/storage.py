@@ -1,0 +1,60 @@
+"""Where results go: a local folder, or a URI that pyarrow understands
+(``s3://bucket/path``, ``gs://bucket/path``, with options in the query:
+``s3://bucket/path?endpoint_override=127.0.0.1:9000&scheme=http``).
+
+Paths are built URI-aware: a URI keeps its scheme and query, and never goes
+through ``os.path.abspath``/``expanduser``/``os.path.join``.
+"""
+
+import os
+import urllib.parse
+import uuid
+
+
+def is_uri(path):
+    return '://' in str(path)
+
+
+def normalize(path):
+    """A local path made absolute (``~`` expanded); a URI unchanged."""
+    path = str(path)
+    return path if is_uri(path) else os.path.abspath(os.path.expanduser(path))
+
+
+def join(root, *parts):
+    """``root/part/...``; for a URI the parts go into its path, before the
+    query string."""
+    parts = [str(part).strip('/') for part in parts if str(part)]
+    if not is_uri(root):
+        return os.path.join(normalize(root), *parts)
+    split = urllib.parse.urlsplit(root)
+    path = '/'.join([split.path.rstrip('/'), *parts])
+    return urllib.parse.urlunsplit(split._replace(path=path))
+
+
+def filesystem(path):
+    """(pyarrow filesystem, path within it) of a local path or a URI."""
+    import pyarrow.fs
+    if not is_uri(path):
+        return pyarrow.fs.LocalFileSystem(), normalize(path)
+    return pyarrow.fs.FileSystem.from_uri(path)
+
+
+def exists(path):
+    import pyarrow.fs
+    fs, fs_path = filesystem(path)
+    return fs.get_file_info(fs_path).type != pyarrow.fs.FileType.NotFound
+
+
+def check_writable(path):
+    """Creates ``path`` if needed and writes and deletes a small file there;
+    raises OSError naming the path and the storage's own message."""
+    fs, fs_path = filesystem(path)
+    probe = f"{fs_path.rstrip('/')}/.softlearning-write-test-{uuid.uuid4().hex}"
+    try:
+        fs.create_dir(fs_path, recursive=True)
+        with fs.open_output_stream(probe) as stream:
+            stream.write(b'ok')
+        fs.delete_file(probe)
+    except Exception as error:  # pyarrow raises OSError or its own errors
+        raise OSError(f"cannot write to '{path}': {error}") from None

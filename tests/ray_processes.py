@@ -1,0 +1,77 @@
+"""Real Ray clusters for the cluster tests, started with `ray start` in
+their own process groups (stopped by killing those groups, worker first:
+never a machine-wide `ray stop`), in a private temp dir so no other
+`ray.init()` on the machine joins them."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+RAY = os.path.join(os.path.dirname(sys.executable), 'ray')
+
+
+def free_port(low=20000, high=30000):
+    """A free TCP port outside 10002-19999 (Ray's client-server range)."""
+    for port in range(low, high):
+        with socket.socket() as s:
+            try:
+                s.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError('no free port')
+
+
+class RayProcesses:
+    """`ray start` commands, each in its own process group."""
+
+    def __init__(self, env):
+        self.env = env
+        self.groups = []
+        # Unix socket paths must stay short: a short folder under /tmp.
+        self.temp_dir = tempfile.mkdtemp(prefix='rt', dir='/tmp')
+
+    def start(self, *args, timeout=120, extra_env=None):
+        process = subprocess.Popen(
+            [RAY, 'start', *args], env={**self.env, **(extra_env or {})},
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True)
+        self.groups.append(process.pid)
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # `ray start --address` hangs when no head listens.
+            self.stop()
+            raise
+        if process.returncode != 0:
+            self.stop()
+            raise RuntimeError(f"ray start {' '.join(args)} failed:\n{output}")
+        return output
+
+    def start_head(self, port, num_cpus, *args, extra_env=None):
+        return self.start(
+            '--head', '--node-ip-address=127.0.0.1', f'--port={port}',
+            f'--num-cpus={num_cpus}', f'--temp-dir={self.temp_dir}',
+            f'--ray-client-server-port={free_port(port + 1)}',
+            '--include-dashboard=false', '--disable-usage-stats', *args,
+            extra_env=extra_env)
+
+    def start_worker(self, port, num_cpus, extra_env=None):
+        return self.start(
+            f'--address=127.0.0.1:{port}', '--node-ip-address=127.0.0.1',
+            f'--num-cpus={num_cpus}', timeout=90, extra_env=extra_env)
+
+    def stop(self):
+        """Workers first (started last), then the head."""
+        for group in reversed(self.groups):
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(group, sig)
+                except ProcessLookupError:
+                    break
+                time.sleep(2)
+        self.groups = []

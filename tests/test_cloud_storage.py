@@ -1,0 +1,126 @@
+"""Results in object storage: a local S3-compatible server (moto), trials
+writing results and checkpoints to an s3:// URI, --restore from it."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import run_cli
+from ray_processes import free_port
+from checkpoint_helpers import tiny_args
+from test_fault_tolerance import _finish, _start, _wait_for_epoch
+
+pytestmark = pytest.mark.slow
+
+BUCKET = 'softlearning-results'
+
+
+@pytest.fixture(scope='module')
+def s3_server():
+    port = free_port(31000, 32000)
+    server = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), 'moto_server'),
+         '-H', '127.0.0.1', '-p', str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+    endpoint = f'http://127.0.0.1:{port}'
+    deadline = time.time() + 60
+    while True:
+        try:
+            urllib.request.urlopen(endpoint, timeout=2)
+            break
+        except OSError:
+            if time.time() > deadline:
+                os.killpg(server.pid, signal.SIGKILL)
+                raise
+            time.sleep(0.5)
+    env = {'AWS_ACCESS_KEY_ID': 'testing', 'AWS_SECRET_ACCESS_KEY': 'testing',
+           'AWS_DEFAULT_REGION': 'us-east-1', 'AWS_EC2_METADATA_DISABLED': 'true'}
+    import boto3
+    boto3.client('s3', endpoint_url=endpoint, region_name='us-east-1',
+                 aws_access_key_id='testing',
+                 aws_secret_access_key='testing').create_bucket(Bucket=BUCKET)
+    yield port, env
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(timeout=30)
+
+
+def s3_uri(port, path):
+    return (f's3://{BUCKET}/{path}?endpoint_override=127.0.0.1:{port}'
+            '&scheme=http')
+
+
+def s3_keys(port, env, prefix):
+    import boto3
+    client = boto3.client('s3', endpoint_url=f'http://127.0.0.1:{port}',
+                          region_name='us-east-1',
+                          aws_access_key_id=env['AWS_ACCESS_KEY_ID'],
+                          aws_secret_access_key=env['AWS_SECRET_ACCESS_KEY'])
+    pages = client.get_paginator('list_objects_v2').paginate(
+        Bucket=BUCKET, Prefix=prefix)
+    return [item['Key'] for page in pages for item in page.get('Contents', [])]
+
+
+def s3_text(port, env, key):
+    import boto3
+    client = boto3.client('s3', endpoint_url=f'http://127.0.0.1:{port}',
+                          region_name='us-east-1',
+                          aws_access_key_id=env['AWS_ACCESS_KEY_ID'],
+                          aws_secret_access_key=env['AWS_SECRET_ACCESS_KEY'])
+    return client.get_object(Bucket=BUCKET, Key=key)['Body'].read().decode()
+
+
+def test_results_and_checkpoints_go_to_s3_and_restore_resumes(s3_server,
+                                                              tmp_path):
+    port, env = s3_server
+    n_epochs = 30
+    uri = s3_uri(port, 'runs')
+    os.environ.update(env)  # the interrupted run below inherits them
+    process = _start(tmp_path, '--max-failures', '0', '--upload-dir', uri,
+                     '--checkpoint-replay-pool', 'False', epochs=n_epochs)
+    log = []
+    try:
+        _wait_for_epoch(process, 3, log)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl+C: Tune stops the run
+    finally:
+        output = _finish(process, log, timeout=180)
+    keys = s3_keys(port, env, 'runs/gym/HalfCheetah/v5/')
+    assert any(key.endswith('/progress.csv') for key in keys), output[-3000:]
+    assert any('/checkpoint_000000/manifest.json' in key for key in keys), keys
+    experiment = keys[0].split('/')[4]
+    assert experiment.endswith('-ft') and not os.listdir(tmp_path)
+    experiment_uri = s3_uri(port, f'runs/gym/HalfCheetah/v5/{experiment}')
+    # The report names the storage with its scheme.
+    assert (f"Results: s3://{BUCKET}/runs/gym/HalfCheetah/v5/{experiment}"
+            in output), output[-3000:]
+
+    result = run_cli('run_example_local', 'examples.development',
+                     *map(str, tiny_args(epochs=n_epochs)), '--cpus', '2',
+                     '--restore', experiment_uri, '--verbose', '0', env=env,
+                     timeout=600)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert 'Resuming experiment s3://' in result.stdout
+    [result_key] = [key for key in s3_keys(port, env, 'runs/')
+                    if key.endswith('/result.json')]
+    epochs = [json.loads(line)['epoch'] for line in
+              s3_text(port, env, result_key).splitlines() if line.strip()]
+    # Counters continue from the last checkpoint in the bucket.
+    assert epochs[-1] == n_epochs and epochs == sorted(epochs)
+    assert set(epochs) == set(range(1, n_epochs + 1))
+
+
+def test_unreachable_storage_uri_is_one_clear_error(s3_server):
+    _, env = s3_server
+    closed_port = free_port(32000, 33000)
+    result = run_cli('run_example_local', 'examples.development',
+                     '--upload-dir', s3_uri(closed_port, 'x'), env=env,
+                     timeout=180)
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert 'Cannot write results to --upload-dir' in result.stderr
+    assert 'Traceback' not in result.stderr
