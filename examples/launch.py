@@ -65,10 +65,12 @@ def get_parser(provider):
                     "EXAMPLE --help').")
     default_config = PROVIDERS[provider][0]
     parser.add_argument(
-        '--config-file', type=str, default=default_config,
+        '--config-file', type=str,
+        default=default_config and os.path.join(REPO_ROOT, default_config),
         required=default_config is None,
         help='Ray autoscaler cluster YAML' + (
-            f' (default: {default_config}).' if default_config else '.'))
+            f' (default: {default_config} of softlearning).'
+            if default_config else '.'))
     parser.add_argument('--cluster-name', type=str, default=None,
                         help='Name of the cluster (default: softlearning-'
                              '<exp-name>).')

@@ -4,6 +4,7 @@ never a machine-wide `ray stop`), in a private temp dir so no other
 `ray.init()` on the machine joins them."""
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -75,3 +76,4 @@ class RayProcesses:
                     break
                 time.sleep(2)
         self.groups = []
+        shutil.rmtree(self.temp_dir, ignore_errors=True)

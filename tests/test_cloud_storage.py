@@ -14,7 +14,7 @@ import pytest
 from conftest import run_cli
 from ray_processes import free_port
 from checkpoint_helpers import tiny_args
-from test_fault_tolerance import _finish, _start, _wait_for_epoch
+from test_fault_tolerance import _start, interrupt_at_epoch
 
 pytestmark = pytest.mark.slow
 
@@ -81,19 +81,17 @@ def test_results_and_checkpoints_go_to_s3_and_restore_resumes(s3_server,
     port, env = s3_server
     n_epochs = 30
     uri = s3_uri(port, 'runs')
-    os.environ.update(env)  # the interrupted run below inherits them
     process = _start(tmp_path, '--max-failures', '0', '--upload-dir', uri,
-                     '--checkpoint-replay-pool', 'False', epochs=n_epochs)
-    log = []
-    try:
-        _wait_for_epoch(process, 3, log)
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl+C: Tune stops the run
-    finally:
-        output = _finish(process, log, timeout=180)
+                     '--checkpoint-replay-pool', 'False', epochs=n_epochs,
+                     env=env)
+    output = interrupt_at_epoch(process, 3, timeout=180)
     keys = s3_keys(port, env, 'runs/gym/HalfCheetah/v5/')
     assert any(key.endswith('/progress.csv') for key in keys), output[-3000:]
     assert any('/checkpoint_000000/manifest.json' in key for key in keys), keys
-    experiment = keys[0].split('/')[4]
+    # (keys ending in '/' are folder markers)
+    experiments = {key.split('/')[4] for key in keys} - {''}
+    assert len(experiments) == 1, keys[:5]
+    (experiment,) = experiments
     assert experiment.endswith('-ft') and not os.listdir(tmp_path)
     experiment_uri = s3_uri(port, f'runs/gym/HalfCheetah/v5/{experiment}')
     # The report names the storage with its scheme.

@@ -2,7 +2,6 @@
 2-node cluster started with `ray start` (token authentication on), and an
 autoscaling cluster (Ray's fake_multinode provider, no token)."""
 
-import json
 import os
 import subprocess
 import time
@@ -119,12 +118,16 @@ def fake_cluster_config(gcs_address):
 
 
 def alive_worker_nodes(env, address):
-    script = ("import ray; ray.init(address='%s', logging_level='ERROR'); "
-              "print(sum(n['Alive'] and n['Resources'].get('CPU', 0) > 0 "
-              "for n in ray.nodes()))" % address)
+    script = ("import ray; ray.init(address='%s', logging_level='ERROR', "
+              "log_to_driver=False, _node_ip_address='127.0.0.1'); "
+              "print('WORKERS', sum(n['Alive'] and "
+              "n['Resources'].get('CPU', 0) > 0 for n in ray.nodes()))"
+              % address)
     done = subprocess.run([__import__('sys').executable, '-c', script],
                           env=env, capture_output=True, text=True, timeout=60)
-    return int(done.stdout.strip().splitlines()[-1])
+    (line,) = [line for line in done.stdout.splitlines()
+               if line.startswith('WORKERS ')]
+    return int(line.split()[1])
 
 
 def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):

@@ -22,7 +22,7 @@ N_EPOCHS = 6
 EPOCH_LINE = re.compile(r'\((?:ExperimentRunner )?pid=(\d+)\).*epoch\s+(\d+)/')
 
 
-def _start(local_dir, *extra, epochs=N_EPOCHS):
+def _start(local_dir, *extra, epochs=N_EPOCHS, env=None):
     args = ['run_example_local', 'examples.development',
             *map(str, tiny_args(epochs=epochs)), '--cpus', '2',
             '--checkpoint-frequency', '1', '--checkpoint-replay-pool', 'True',
@@ -30,7 +30,8 @@ def _start(local_dir, *extra, epochs=N_EPOCHS):
             '--verbose', '0', *extra]
     return subprocess.Popen(
         [sys.executable, '-m', 'softlearning.scripts.console_scripts', *args],
-        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
+        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT,
+                            **(env or {})},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
 
@@ -57,6 +58,18 @@ def _finish(process, log, timeout=300):
             os.killpg(process.pid, signal.SIGKILL)
     log.append(out)
     return ''.join(log)
+
+
+def interrupt_at_epoch(process, epoch, timeout=120):
+    """Ctrl+C (Tune stops the run) once a trial prints ``epoch EPOCH/N``;
+    returns the run's output."""
+    log = []
+    try:
+        _wait_for_epoch(process, epoch, log)
+        os.killpg(process.pid, signal.SIGINT)
+    finally:
+        output = _finish(process, log, timeout=timeout)
+    return output
 
 
 def _results(trial_dir):
@@ -103,12 +116,7 @@ def test_interrupted_experiment_resumes_with_restore(tmp_path, cli):
     # Many short epochs, so the interrupt surely comes before the end.
     n_epochs = 40
     process = _start(tmp_path, '--max-failures', '0', epochs=n_epochs)
-    log = []
-    try:
-        _wait_for_epoch(process, 2, log)
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl+C: Tune stops the run
-    finally:
-        output = _finish(process, log, timeout=120)
+    output = interrupt_at_epoch(process, 2)
     [experiment_dir] = glob.glob(str(tmp_path / '*/*/*/*-ft'))
     [trial_dir] = glob.glob(os.path.join(experiment_dir, 'id=*'))
     stopped_at = _results(trial_dir)[-1]['epoch']
