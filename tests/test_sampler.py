@@ -66,3 +66,34 @@ def test_rollouts():
     assert paths[0]['actions'].shape == (30, 1)
     np.testing.assert_allclose(paths[0]['return'], paths[0]['rewards'].sum(),
                                rtol=1e-5)
+
+
+def _old_layout(state):
+    """The sampler state as checkpoints before the episode stepper held it."""
+    state = dict(state)
+    stepper = state.pop('stepper')
+    state.update(_current_observation=stepper['observation'],
+                 _path_length=stepper['path_length'],
+                 _path_return=stepper['path_return'],
+                 _num_paths=stepper['num_paths'],
+                 environment=stepper['environment'])
+    return state
+
+
+def test_restored_sampler_continues_the_episode_exactly():
+    """A restored sampler (also from the older checkpoint layout) steps on
+    bit for bit, mid-episode."""
+    _, _, pool, sampler = make(max_path_length=50)
+    sampler.sample(70)
+    state = sampler.get_state()
+    policy_state = sampler.policy.get_np_random_state()
+    sampler.sample(40)
+    expected = pool.data['observations']['observations'][70:110].copy()
+    for saved in (state, _old_layout(state)):
+        _, policy, restored_pool, restored = make(max_path_length=50)
+        restored.set_state(saved)
+        policy.set_np_random_state(policy_state)
+        restored.sample(40)
+        np.testing.assert_array_equal(
+            restored_pool.data['observations']['observations'][:40], expected)
+        assert restored.get_diagnostics()['total-paths'] == 2

@@ -40,6 +40,7 @@ import ray
 from ray.exceptions import RayActorError
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
+from .episode_stepper import EpisodeStepper
 from .utils import epoch_path_statistics
 
 # Seeds of successive actors (and of replacements) stay apart.
@@ -55,8 +56,6 @@ class SamplerWorker:
                  exploration_policy_params, max_path_length, seed=None):
         # Nothing here may import TensorFlow (see the module docstring).
         from softlearning import environments
-        from softlearning.curriculum.randomization import (
-            EnvironmentStateSetter)
         from softlearning.environments import rendering
         from softlearning.policies.numpy_policies import get_numpy_policy
         if rendering.renders_observations(environment_params):
@@ -71,15 +70,10 @@ class SamplerWorker:
                 exploration_policy_params, self.environment,
                 seed=None if seed is None else seed + 1),
         }
-        self._environment_state = EnvironmentStateSetter(
-            self.environment, seed=seed)
-        self._max_path_length = int(max_path_length)
+        self._stepper = EpisodeStepper(self.environment, max_path_length,
+                                       seed=seed)
         self._seed = seed
         self._weights_version = -1
-        self._observation = None
-        self._path_length = 0
-        self._path_return = 0.0
-        self._num_paths = 0
 
     # Control ---------------------------------------------------------------
 
@@ -91,7 +85,7 @@ class SamplerWorker:
         return self.policies['policy'].get_weights()
 
     def set_environment_state(self, state):
-        self._environment_state.set(state)
+        self._stepper.environment_state.set(state)
         return self.environment.get_state()
 
     def get_environment_state(self):
@@ -102,11 +96,6 @@ class SamplerWorker:
 
     # Collection ------------------------------------------------------------
 
-    def _reset(self):
-        seed = self._seed if self._num_paths == 0 else None
-        self._environment_state.before_reset()
-        self._observation = self.environment.reset(seed=seed)
-
     def sample(self, n_steps, policy_name='policy', weights=None,
                version=None):
         """Takes ``n_steps`` steps; returns the transitions as one batch
@@ -114,34 +103,15 @@ class SamplerWorker:
         if weights is not None:
             self.set_weights(weights, version)
         policy = self.policies[policy_name]
-        observations, next_observations = [], []
-        actions, rewards, terminals = [], [], []
-        returns, lengths = [], []
+        transitions, returns, lengths = [], [], []
         for _ in range(n_steps):
-            if self._observation is None:
-                self._reset()
-            action = policy.action(self._observation)
-            next_observation, reward, terminated, truncated, _ = (
-                self.environment.step(action))
-            observations.append(self._observation)
-            next_observations.append(next_observation)
-            actions.append(action)
-            rewards.append(reward)
-            terminals.append(terminated)
-            self._path_length += 1
-            self._path_return += reward
-            if (terminated or truncated
-                    or self._path_length >= self._max_path_length):
-                returns.append(self._path_return)
-                lengths.append(self._path_length)
-                self._num_paths += 1
-                self._path_length, self._path_return = 0, 0.0
-                self._observation = None
-            else:
-                self._observation = next_observation
+            transition, finished = self._stepper.step(policy)
+            transitions.append(transition)
+            if finished is not None:
+                returns.append(finished[0])
+                lengths.append(finished[1])
         return {
-            'samples': _stack_transitions(observations, next_observations,
-                                          actions, rewards, terminals),
+            'samples': _stack_transitions(transitions),
             'returns': returns,
             'lengths': lengths,
             'version': (self._weights_version if policy_name == 'policy'
@@ -149,8 +119,9 @@ class SamplerWorker:
         }
 
 
-def _stack_transitions(observations, next_observations, actions, rewards,
-                       terminals):
+def _stack_transitions(transitions):
+    observations, actions, rewards, terminals, next_observations = zip(
+        *transitions)
     return {
         'observations': {key: np.stack([o[key] for o in observations])
                          for key in observations[0]},

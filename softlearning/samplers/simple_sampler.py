@@ -4,8 +4,7 @@ import collections
 
 import numpy as np
 
-from softlearning.curriculum.randomization import EnvironmentStateSetter
-
+from .episode_stepper import EpisodeStepper
 from .utils import epoch_path_statistics
 
 
@@ -20,22 +19,19 @@ class SimpleSampler:
         self._recent_returns = collections.deque(maxlen=store_last_n_paths)
         self._recent_lengths = collections.deque(maxlen=store_last_n_paths)
         self._epoch_returns, self._epoch_lengths = [], []
-        self._current_observation = None
-        self._current_path = []
-        self._path_length = 0
-        self._path_return = 0.0
+        self._current_path = []  # the running episode's transitions
         self._total_samples = 0
-        self._num_paths = 0
+        self._stepper = None
 
     def initialize(self, environment, policy, pool):
         self.environment, self.policy, self.pool = environment, policy, pool
-        self._environment_state = EnvironmentStateSetter(
-            environment, seed=self._seed)
+        self._stepper = EpisodeStepper(environment, self._max_path_length,
+                                       seed=self._seed)
 
     def set_environment_state(self, state):
         """Physical parameters for the environment (see curriculum/): numbers
         apply now, {'low', 'high'} ranges are drawn from every episode."""
-        self._environment_state.set(state)
+        self._stepper.environment_state.set(state)
 
     def set_policy(self, policy):
         self.policy = policy
@@ -48,13 +44,6 @@ class SimpleSampler:
     def last_n_paths(self):
         return list(self._last_n_paths)
 
-    def _reset_environment(self):
-        seed = None
-        if self._num_paths == 0 and self._seed is not None:
-            seed = self._seed  # later resets continue the seeded stream
-        self._environment_state.before_reset()
-        self._current_observation = self.environment.reset(seed=seed)
-
     def sample(self, n_steps=1, policy=None):
         """Takes ``n_steps`` environment steps with ``policy`` (default: the
         sampler's policy) and adds the transitions to the pool."""
@@ -64,26 +53,14 @@ class SimpleSampler:
         return n_steps
 
     def _step(self, policy):
-        if self._current_observation is None:
-            self._reset_environment()
-        observation = self._current_observation
-        action = policy.action(observation)
-        next_observation, reward, terminated, truncated, _ = (
-            self.environment.step(action))
-        self._path_length += 1
-        self._path_return += reward
+        transition, finished = self._stepper.step(policy)
         self._total_samples += 1
-        self.pool.add_sample(observation, action, reward, terminated,
-                             next_observation)
-        self._current_path.append((observation, action, reward, terminated))
+        self.pool.add_sample(*transition)
+        self._current_path.append(transition[:4])
+        if finished is not None:
+            self._finish_path(*finished)
 
-        if (terminated or truncated
-                or self._path_length >= self._max_path_length):
-            self._finish_path()
-        else:
-            self._current_observation = next_observation
-
-    def _finish_path(self):
+    def _finish_path(self, path_return, path_length):
         observations, actions, rewards, terminals = zip(*self._current_path)
         self._last_n_paths.append({
             'observations': {key: np.stack([o[key] for o in observations])
@@ -94,45 +71,35 @@ class SimpleSampler:
         })
         for returns, lengths in ((self._recent_returns, self._recent_lengths),
                                  (self._epoch_returns, self._epoch_lengths)):
-            returns.append(self._path_return)
-            lengths.append(self._path_length)
-        self._num_paths += 1
+            returns.append(path_return)
+            lengths.append(path_length)
         self._current_path = []
-        self._path_length = 0
-        self._path_return = 0.0
-        self._current_observation = None
 
     # Checkpoint state ------------------------------------------------------
 
-    _STATE_ATTRIBUTES = ('_current_observation', '_current_path',
-                         '_path_length', '_path_return', '_total_samples',
-                         '_num_paths', '_epoch_returns', '_epoch_lengths')
+    _STATE_ATTRIBUTES = ('_current_path', '_total_samples', '_epoch_returns',
+                         '_epoch_lengths')
     _STATE_DEQUES = ('_last_n_paths', '_recent_returns', '_recent_lengths')
 
     def get_state(self):
-        """Everything needed to continue the current path, including the
-        environment's mid-episode state where the environment can save it
-        (``get_episode_state``); otherwise the path is cut here and the
-        restored sampler starts a fresh episode."""
+        """Everything needed to continue the current path (see
+        ``EpisodeStepper.get_state``)."""
         state = {name: getattr(self, name) for name in self._STATE_ATTRIBUTES}
         state.update({name: list(getattr(self, name))
                       for name in self._STATE_DEQUES})
-        state['environment'] = self.environment.get_episode_state()
+        state['stepper'] = self._stepper.get_state()
         return state
 
     def set_state(self, state):
+        if 'stepper' not in state:
+            state = _from_layout_without_stepper(state)
         for name in self._STATE_ATTRIBUTES:
             setattr(self, name, state[name])
         for name in self._STATE_DEQUES:
             getattr(self, name).clear()
             getattr(self, name).extend(state[name])
-        if state['environment'] is not None:
-            self.environment.set_episode_state(state['environment'])
-        elif self._current_observation is not None:
-            # The environment cannot resume this episode: drop the partial
-            # path and let the next step reset (from the env's own RNG).
-            self._current_path, self._path_length = [], 0
-            self._path_return, self._current_observation = 0.0, None
+        if not self._stepper.set_state(state['stepper']):
+            self._current_path = []  # the environment could not resume it
 
     def close(self):
         """Nothing to release: the environment belongs to the caller."""
@@ -147,5 +114,18 @@ class SimpleSampler:
         stats = epoch_path_statistics(
             self._epoch_returns, self._epoch_lengths,
             self._recent_returns, self._recent_lengths)
-        stats['total-paths'] = self._num_paths
+        stats['total-paths'] = self._stepper.num_paths if self._stepper else 0
         return stats
+
+
+def _from_layout_without_stepper(state):
+    """Sampler state of checkpoints written before the episode stepper."""
+    state = dict(state)
+    state['stepper'] = {
+        'observation': state.pop('_current_observation'),
+        'path_length': state.pop('_path_length'),
+        'path_return': state.pop('_path_return'),
+        'num_paths': state.pop('_num_paths'),
+        'environment': state.pop('environment'),
+    }
+    return state
