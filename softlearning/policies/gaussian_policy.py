@@ -89,6 +89,11 @@ class FeedforwardGaussianPolicy(BasePolicy):
     # Weights -------------------------------------------------------------
 
     @property
+    def model(self):
+        """The Keras model holding every weight (checkpoints, export)."""
+        return self.shift_and_log_scale_model
+
+    @property
     def trainable_variables(self):
         return self.shift_and_log_scale_model.trainable_variables
 
