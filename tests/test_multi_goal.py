@@ -53,38 +53,59 @@ def test_adapter_builds_it_saves_its_state_and_renders():
     assert len(np.unique(frame.reshape(-1, 3), axis=0)) == 3
 
 
-def goal_shares(actions, min_norm=0.3, max_angle=np.pi / 6):
-    """Share of the actions heading for each goal: at least ``min_norm``
-    long and within ``max_angle`` of the goal's direction (from the
-    origin)."""
-    directions = GOALS / np.linalg.norm(GOALS, axis=-1, keepdims=True)
-    norms = np.linalg.norm(actions, axis=-1)
-    cosines = actions @ directions.T / np.maximum(norms, 1e-8)[:, None]
-    heading = (cosines > np.cos(max_angle)) & (norms[:, None] >= min_norm)
-    return heading.mean(axis=0)
+def goals_reached(policy, n_episodes=100, seed=0):
+    """How many of ``n_episodes`` stochastic episodes from the start state
+    end at each goal."""
+    env = MultiGoalEnv()
+    counts = np.zeros(len(GOALS), int)
+    for episode in range(n_episodes):
+        observation, _ = env.reset(seed=seed + episode)
+        for _ in range(30):
+            action = policy.actions_np({'observations': observation[None]})[0]
+            observation, _, terminated, _, info = env.step(action)
+            if terminated:
+                counts[info['goal']] += 1
+                break
+    return counts
 
 
-def test_goal_shares_of_a_unimodal_and_a_four_modal_cloud():
-    rng = np.random.default_rng(0)
-    one_mode = np.array([0.8, 0.0]) + 0.1 * rng.standard_normal((400, 2))
-    assert np.sum(goal_shares(one_mode) >= 0.1) == 1
-    four = np.concatenate([g / 5 * 0.8 + 0.1 * rng.standard_normal((100, 2))
-                           for g in GOALS])
-    assert np.sum(goal_shares(four) >= 0.1) == 4
-    uniform = rng.uniform(-1, 1, (400, 2))
-    assert np.all(goal_shares(uniform) < 0.15)
+def reaches_several_goals(counts, n_episodes=100):
+    """At least 3 goals each reached in 10% of the episodes, and 70% of
+    the episodes reaching one."""
+    return (np.sum(counts >= 0.1 * n_episodes) >= 3
+            and counts.sum() >= 0.7 * n_episodes)
+
+
+def test_random_and_unimodal_policies_do_not_reach_several_goals():
+    """The test below can fail: a uniformly random policy reaches a goal in
+    30 steps in only about a third of the episodes, and a policy heading one
+    way reaches one goal."""
+    from softlearning.policies import NumpyUniformPolicy
+    uniform = NumpyUniformPolicy({'observations': (2,)}, (2,), seed=0)
+    counts = goals_reached(uniform)
+    assert counts.sum() < 50 and not reaches_several_goals(counts), counts
+
+    class HeadEast:
+        rng = np.random.default_rng(0)
+
+        def actions_np(self, observations):
+            return np.clip([[0.8, 0.0]] + 0.2 * self.rng.standard_normal(
+                (1, 2)), -1, 1)
+    counts = goals_reached(HeadEast())
+    assert counts[0] > 50 and not reaches_several_goals(counts), counts
 
 
 @pytest.mark.slow
 def test_sql_learns_a_multimodal_policy_and_plots_it(tmp_path):
     result = run_cli('run_example_local', 'examples.multi_goal',
-                     '--algorithm', 'SQL', '--seed', '1',
+                     '--algorithm', 'SQL', '--seed', '1', '--n-epochs', '8',
                      '--local-dir', tmp_path, '--cpus', '2',
                      '--verbose', '0', timeout=1200)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     (trial_dir,) = trial_dirs(tmp_path)
     progress = read_progress(trial_dir)
-    assert progress['evaluation/return-mean'].iloc[-1] > -200
+    # Random actions score about -700; reaching a goal, above -250.
+    assert progress['evaluation/return-mean'].iloc[-1] > -400
     checkpoint = sorted(d for d in os.listdir(trial_dir)
                         if d.startswith('checkpoint_'))[-1]
     checkpoint = os.path.join(trial_dir, checkpoint)
@@ -97,12 +118,10 @@ def test_sql_learns_a_multimodal_policy_and_plots_it(tmp_path):
     with open(png, 'rb') as f:
         assert f.read(8) == b'\x89PNG\r\n\x1a\n'
 
-    # The actions sampled at the start state head for at least three of
-    # the four goals, each taken by at least 10% of the samples.
+    # Actions sampled from the start state (100 stochastic episodes) reach
+    # at least three of the four goals, each in 10% of the episodes.
     from softlearning.analysis import policy_plot
     checkpoint_dir, variant, env = policy_plot.load_checkpoint(checkpoint)
     policy, _ = policy_plot.load_policy_and_Q(checkpoint_dir, variant, env)
-    start = {'observations': np.zeros((1, 2), np.float32)}
-    actions = policy_plot.sample_actions(policy, start, 1000)[0]
-    shares = goal_shares(actions)
-    assert np.sum(shares >= 0.1) >= 3, shares
+    counts = goals_reached(policy)
+    assert reaches_several_goals(counts), counts

@@ -39,8 +39,8 @@ CONFIG = {
 COMMON_CONFIG = {
     'algorithm_params.config.n_initial_exploration_steps': 1000,
     'algorithm_params.config.eval_n_episodes': 10,
-    'policy_params.config.hidden_layer_sizes': [128, 128],
-    'Q_params.config.hidden_layer_sizes': [128, 128],
+    'policy_params.config.hidden_layer_sizes': [64, 64],
+    'Q_params.config.hidden_layer_sizes': [64, 64],
     'Q_params.class_name': 'feedforward_Q_function',
 }
 
