@@ -149,34 +149,6 @@ def sampling_policy(cls=None, seed=0, **config):
                observation_keys=('velocity', 'position'), seed=seed, **config)
 
 
-def test_sampling_policy_numpy_mirror_acts_like_the_tensorflow_policy():
-    learner = sampling_policy()
-    actor = sampling_policy(policies.NumpySamplingPolicy, seed=1)
-    obs = observations(32)
-    with actor.set_deterministic(), learner.set_deterministic():
-        assert not np.allclose(actor.actions_np(obs), learner.actions_np(obs))
-        actor.set_weights(learner.get_weights())
-        # Deterministic (xi = 0): numpy actor == TF graph == learner's numpy.
-        np.testing.assert_allclose(actor.actions_np(obs),
-                                   learner.actions(obs).numpy(),
-                                   rtol=1e-5, atol=1e-6)
-        np.testing.assert_array_equal(actor.actions_np(obs),
-                                      learner.actions_np(obs))
-    # Stochastic: same random state, same actions.
-    actor.set_np_random_state(learner.get_np_random_state())
-    np.testing.assert_array_equal(actor.actions_np(obs),
-                                  learner.actions_np(obs))
-    for a, b in zip(actor.get_weights(), learner.get_weights()):
-        np.testing.assert_array_equal(a, b)
-    # ... and the other way round: numpy weights into the TF policy.
-    other = sampling_policy(policies.NumpySamplingPolicy, seed=7)
-    learner.set_weights(other.get_weights())
-    with other.set_deterministic(), learner.set_deterministic():
-        np.testing.assert_allclose(other.actions_np(obs),
-                                   learner.actions(obs).numpy(),
-                                   rtol=1e-5, atol=1e-6)
-
-
 def test_sampling_policy_noise_is_an_input():
     """Actions depend on xi: a stochastic batch of one state spreads out;
     the TF particles equal the network applied to [s, xi] for the same xi."""

@@ -3,9 +3,6 @@ actors, the curriculum, simulate (MP4) and export (SavedModel), through the
 same code paths (and for the CLI, the same commands) as SAC."""
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,7 +10,7 @@ import pytest
 from checkpoint_helpers import make_runner, tiny_args, tiny_variant
 from conftest import read_progress, run_cli, trial_dirs
 from softlearning.algorithms.sql import DIAGNOSTIC_KEYS
-from test_simulate_policy import PLAIN_TF, film
+from test_simulate_policy import act_with_saved_model, film
 
 pytestmark = pytest.mark.slow
 
@@ -64,22 +61,9 @@ def test_sql_simulate_writes_mp4(cli, sql_checkpoint, tmp_path):
 def test_sql_export_acts_like_the_policy_without_softlearning(
         cli, sql_checkpoint, tmp_path):
     variant, path, _, weights = sql_checkpoint
-    out = str(tmp_path / 'policy')
-    result = cli('export', path, out, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
     observations = np.random.default_rng(0).normal(
         size=(5, 17)).astype(np.float32)
-    np.save(tmp_path / 'obs.npy', observations)
-    script = tmp_path / 'act.py'
-    script.write_text(PLAIN_TF)
-    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
-    done = subprocess.run([sys.executable, str(script), out,
-                           str(tmp_path / 'obs.npy')], cwd=str(tmp_path),
-                          env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    loaded = json.loads(done.stdout.strip().splitlines()[-1])
-    assert not loaded['softlearning_imported']
+    loaded = act_with_saved_model(cli, path, tmp_path, observations)
     # The deterministic action (xi = 0) of the TensorFlow-free policy
     # loading the checkpoint's weights (as sampler actors do).
     from softlearning.environments import get_environment_from_params

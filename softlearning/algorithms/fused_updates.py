@@ -14,7 +14,8 @@ every such algorithm needs and nothing it chooses:
 - the update counter and one random generator (a TensorFlow variable, so a
   checkpoint holds it and a resumed run draws the same noise);
 - Adam optimizers, built up front so checkpoints always hold their slots and
-  the compiled update never creates variables;
+  the compiled update never creates variables: one for the Q-functions
+  (``Q_lr``) and one for the policy (``policy_lr``);
 - the TensorFlow objects a checkpoint must hold (``tf_saveables``).
 
 A subclass provides:
@@ -22,8 +23,8 @@ A subclass provides:
 - ``training_diagnostic_keys``: names of the scalars its update returns;
 - ``_update(batch)``: one update on a minibatch of tensors (B, ...),
   returning a tuple of scalars in the order of those keys;
-- its optimizers (``self._make_optimizer(name, lr, variables)``) and any
-  other variables a checkpoint needs (extend ``tf_saveables``).
+- any other optimizers (``self._make_optimizer(name, lr, variables)``) and
+  variables a checkpoint needs (extend ``tf_saveables``).
 """
 
 import tensorflow as tf
@@ -46,6 +47,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                  policy,
                  Qs,
                  pool,
+                 policy_lr=3e-4,
+                 Q_lr=3e-4,
                  discount=0.99,
                  reward_scale=1.0,
                  tau=5e-3,
@@ -71,6 +74,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         self._tau = float(tau)
         self._target_update_interval = int(target_update_interval)
         self._optimizers = {}
+        self._Q_optimizer = self._make_optimizer('Q', Q_lr, self._Q_variables)
+        self._policy_optimizer = self._make_optimizer(
+            'policy', policy_lr, self._policy.trainable_variables)
         self._random_generator = tf.random.Generator.from_seed(
             0 if seed is None else int(seed))
         self._train_step_counter = tf.Variable(0, dtype=tf.int64,
@@ -108,7 +114,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             self._reward_scale * batch['rewards']
             + self._discount * (1.0 - batch['terminals']) * next_values)
 
-    def _update_Qs_towards(self, batch, Q_targets, optimizer):
+    def _update_Qs_towards(self, batch, Q_targets):
         """One gradient step of L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2);
         returns (L_Q, mean Q(s, a))."""
         with tf.GradientTape() as tape:
@@ -118,7 +124,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                         for Q_value in Q_values]
             Q_loss = tf.add_n(Q_losses)
         gradients = tape.gradient(Q_loss, self._Q_variables)
-        optimizer.apply_gradients(zip(gradients, self._Q_variables))
+        self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
         return Q_loss, tf.reduce_mean(tf.stack(Q_values))
 
     def _update_targets(self, tau):

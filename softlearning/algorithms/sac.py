@@ -31,25 +31,16 @@ class SAC(FusedUpdateAlgorithm):
 
     def __init__(self,
                  training_environment,
-                 policy,
-                 Qs,
-                 pool,
-                 policy_lr=3e-4,
-                 Q_lr=3e-4,
                  alpha_lr=3e-4,
                  initial_alpha=1.0,
                  target_entropy='auto',
                  **kwargs):
-        super().__init__(training_environment=training_environment,
-                         policy=policy, Qs=Qs, pool=pool, **kwargs)
+        super().__init__(training_environment=training_environment, **kwargs)
         action_size = int(np.prod(training_environment.action_shape))
         self._target_entropy = float(
             -action_size if target_entropy == 'auto' else target_entropy)
         self._log_alpha = tf.Variable(np.log(initial_alpha), dtype=tf.float32,
                                       name='log_alpha')
-        self._Q_optimizer = self._make_optimizer('Q', Q_lr, self._Q_variables)
-        self._policy_optimizer = self._make_optimizer(
-            'policy', policy_lr, self._policy.trainable_variables)
         self._alpha_optimizer = self._make_optimizer('alpha', alpha_lr,
                                                      [self._log_alpha])
 
@@ -88,8 +79,7 @@ class SAC(FusedUpdateAlgorithm):
         seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
         alpha = tf.exp(self._log_alpha)
         Q_loss, Q_mean = self._update_Qs_towards(
-            batch, self._Q_targets_for(batch, alpha, seeds[:, 0]),
-            self._Q_optimizer)
+            batch, self._Q_targets_for(batch, alpha, seeds[:, 0]))
         policy_loss, log_pis = self._update_policy(batch, alpha, seeds[:, 1])
         alpha_loss = self._update_alpha(log_pis)
         return (Q_loss, Q_mean, policy_loss, alpha_loss, alpha,

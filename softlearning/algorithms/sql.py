@@ -76,12 +76,7 @@ class SQL(FusedUpdateAlgorithm):
     training_diagnostic_keys = DIAGNOSTIC_KEYS
 
     def __init__(self,
-                 training_environment,
                  policy,
-                 Qs,
-                 pool,
-                 policy_lr=3e-4,
-                 Q_lr=3e-4,
                  value_n_particles=16,
                  kernel_n_particles=16,
                  kernel_update_ratio=0.5,
@@ -101,15 +96,12 @@ class SQL(FusedUpdateAlgorithm):
         if int(value_n_particles) < 1:
             raise ValueError(
                 f"value_n_particles must be positive, got {value_n_particles}")
-        super().__init__(training_environment=training_environment,
-                         policy=policy, Qs=Qs, pool=pool, **kwargs)
-        self._action_size = int(np.prod(training_environment.action_shape))
+        super().__init__(policy=policy, **kwargs)
+        self._action_size = int(np.prod(
+            self._training_environment.action_shape))
         self._value_n_particles = int(value_n_particles)
         self._kernel_n_particles = int(kernel_n_particles)
         self._n_fixed_particles = n_fixed
-        self._Q_optimizer = self._make_optimizer('Q', Q_lr, self._Q_variables)
-        self._policy_optimizer = self._make_optimizer(
-            'policy', policy_lr, self._policy.trainable_variables)
 
     # The update ------------------------------------------------------------
 
@@ -172,8 +164,7 @@ class SQL(FusedUpdateAlgorithm):
         """One SQL update; returns its diagnostics as a tuple of scalars."""
         seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
         Q_targets, next_values = self._Q_targets_for(batch, seeds[:, 0])
-        Q_loss, Q_mean = self._update_Qs_towards(batch, Q_targets,
-                                                 self._Q_optimizer)
+        Q_loss, Q_mean = self._update_Qs_towards(batch, Q_targets)
         policy_loss, direction_norm, bandwidth = self._update_policy(
             batch, seeds[:, 1])
         return (Q_loss, Q_mean, tf.reduce_mean(next_values), policy_loss,

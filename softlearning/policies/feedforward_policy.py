@@ -17,10 +17,11 @@ from .base_policy import BasePolicy
 class FeedforwardPolicy(BasePolicy):
 
     numpy_class = None  # a NumpyMLPPolicy subclass
+    default_name = 'feedforward_policy'  # of the Keras model
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, seed=None, name='feedforward_policy'):
+                 observation_keys=None, seed=None, name=None):
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._action_size = int(np.prod(action_shape))
@@ -30,7 +31,7 @@ class FeedforwardPolicy(BasePolicy):
                                       self._action_size),
             hidden_layer_sizes, layout.network_output_size(self._action_size),
             activation=activation, output_activation=layout.output_activation,
-            name=name)
+            name=name or self.default_name)
         self._mirror = NumpyMirror(self._model, activation,
                                    layout.output_activation)
 

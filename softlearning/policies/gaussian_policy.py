@@ -26,16 +26,10 @@ ATANH_EPSILON = 1e-6
 class FeedforwardGaussianPolicy(FeedforwardPolicy):
 
     numpy_class = NumpyGaussianPolicy
+    default_name = 'feedforward_gaussian_policy'
 
-    def __init__(self, observation_shapes, action_shape,
-                 hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, seed=None,
-                 name='feedforward_gaussian_policy'):
-        super().__init__(observation_shapes, action_shape,
-                         hidden_layer_sizes=hidden_layer_sizes,
-                         activation=activation,
-                         observation_keys=observation_keys, seed=seed,
-                         name=name)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         self.shift_and_log_scale_model = self._model
         self._squash = tfb.Tanh()
 

@@ -33,16 +33,7 @@ DIAGNOSTIC_PARTICLES = 16
 class FeedforwardSamplingPolicy(FeedforwardPolicy):
 
     numpy_class = NumpySamplingPolicy
-
-    def __init__(self, observation_shapes, action_shape,
-                 hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, seed=None,
-                 name='feedforward_sampling_policy'):
-        super().__init__(observation_shapes, action_shape,
-                         hidden_layer_sizes=hidden_layer_sizes,
-                         activation=activation,
-                         observation_keys=observation_keys, seed=seed,
-                         name=name)
+    default_name = 'feedforward_sampling_policy'
 
     # TensorFlow path (inside compiled updates) ---------------------------
 
