@@ -7,8 +7,8 @@ with open('requirements.txt') as f:
 setup(
     name='softlearning',
     version='0.1.0',
-    description='Maximum-entropy reinforcement learning (Soft Actor-Critic) '
-                'on TensorFlow 2 and Ray Tune.',
+    description='Maximum-entropy reinforcement learning (Soft Actor-Critic, '
+                'Soft Q-Learning) on TensorFlow 2 and Ray Tune.',
     packages=find_packages(include=('softlearning*', 'examples*')),
     python_requires='>=3.11',
     install_requires=install_requires,

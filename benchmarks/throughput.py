@@ -1,9 +1,10 @@
-"""SAC training throughput on gymnasium HalfCheetah-v5; prints one JSON object.
+"""Training throughput on gymnasium HalfCheetah-v5; prints one JSON object.
 
-Setting: one gradient update per environment step (UTD 1), batch 256, two
-hidden layers of 256 for the policy and both Q-functions, a 1e6 replay pool,
-1,000 uniform warm-up steps. The components are built from the development
-example's variant exactly as a training run builds them.
+Setting: one gradient update per environment step (UTD 1), the algorithm's
+default networks and batch (SAC: 256-256, batch 256; SQL: 128-128, batch
+128, 16 value and 16 kernel particles per state), twin Q-functions, a 1e6
+replay pool, 1,000 uniform warm-up steps. The components are built from the
+development example's variant exactly as a training run builds them.
 
 - env_steps_per_s: end to end over --steps environment steps after warm-up
   and compilation: acting, env stepping, pool writes, minibatch sampling,
@@ -14,7 +15,7 @@ example's variant exactly as a training run builds them.
   (shared virtual CPUs) affects both alike.
 - act_latency_us: one observation -> one action, as the sampler acts.
 
-    python benchmarks/throughput.py [--steps 5000] [--fused-steps 50] [--jit-compile True]
+    python benchmarks/throughput.py [--algorithm SQL] [--steps 5000] [--fused-steps 50] [--jit-compile True]
 """
 
 import argparse
@@ -36,14 +37,14 @@ def build_runner(args):
     from examples.instrument import _resolve_variant
 
     n_epochs = 2 + args.steps // EPOCH_LENGTH  # warm-up, compile, measured
-    cli = ['--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
+    cli = ['--algorithm', args.algorithm,
+           '--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
            '--n-epochs', str(n_epochs), '--epoch-length', str(EPOCH_LENGTH),
            '--seed', str(args.seed)]
     variant = _resolve_variant(get_variant_spec(get_parser().parse_args(cli)))
     config = variant['algorithm_params']['config']
     config.update({
         'n_initial_exploration_steps': WARMUP_STEPS,
-        'batch_size': 256,
         'n_train_repeat': 1,
         'train_every_n_steps': 1,
         'fused_steps': args.fused_steps,
@@ -55,7 +56,7 @@ def build_runner(args):
     return ExperimentRunner(config=variant)
 
 
-def measure(runner, fused_steps):
+def measure(runner, fused_steps, batch_size):
     """End-to-end and update-only rates, measured in alternation (one
     epoch, then as many updates alone) so that drift in the machine's speed
     affects both alike."""
@@ -76,7 +77,8 @@ def measure(runner, fused_steps):
 
         start = time.perf_counter()
         for _ in range(epoch_steps // fused_steps):
-            algorithm._do_training(pool.random_batches(fused_steps, 256))
+            algorithm._do_training(pool.random_batches(fused_steps,
+                                                       batch_size))
         update_seconds += time.perf_counter() - start
         updates += epoch_steps // fused_steps * fused_steps
     return steps / end_to_end_seconds, updates / update_seconds
@@ -99,6 +101,7 @@ def str2bool(value):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--algorithm', choices=('SAC', 'SQL'), default='SAC')
     parser.add_argument('--steps', type=int, default=5000,
                         help='Measured environment steps (multiple of 1000).')
     parser.add_argument('--fused-steps', type=int, default=50)
@@ -109,9 +112,11 @@ def main():
     args = parser.parse_args()
 
     runner = build_runner(args)
-    env_steps_per_s, updates_per_s = measure(runner, args.fused_steps)
+    config = runner._variant['algorithm_params']['config']
+    env_steps_per_s, updates_per_s = measure(runner, args.fused_steps,
+                                             config['batch_size'])
     result = {
-        'benchmark': 'sac_throughput',
+        'benchmark': f'{args.algorithm.lower()}_throughput',
         'environment': 'gym/HalfCheetah-v5',
         'env_steps_per_s': round(env_steps_per_s, 1),
         'updates_per_s': round(updates_per_s, 1),
@@ -120,8 +125,9 @@ def main():
         'measured_env_steps': args.steps,
         'fused_steps': args.fused_steps,
         'jit_compile': args.jit_compile,
-        'batch_size': 256,
-        'hidden_layer_sizes': [256, 256],
+        'batch_size': config['batch_size'],
+        'hidden_layer_sizes': list(
+            runner._variant['policy_params']['config']['hidden_layer_sizes']),
         'tf_threads': args.threads,
         'cpu_count': os.cpu_count(),
         'machine': platform.processor() or platform.machine(),

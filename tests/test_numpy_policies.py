@@ -9,8 +9,9 @@ import pytest
 from scipy import stats
 
 from softlearning.policies import (FeedforwardGaussianPolicy,
-                                   NumpyGaussianPolicy, NumpyUniformPolicy,
-                                   get_numpy_policy)
+                                   FeedforwardSamplingPolicy,
+                                   NumpyGaussianPolicy, NumpySamplingPolicy,
+                                   NumpyUniformPolicy, get_numpy_policy)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OBSERVATION_SHAPES = {'position': (3,), 'velocity': (2,)}
@@ -23,14 +24,19 @@ def observations(batch_size, seed=0):
             for key, shape in OBSERVATION_SHAPES.items()}
 
 
+# Each TensorFlow policy and its numpy half.
+POLICY_PAIRS = [(FeedforwardGaussianPolicy, NumpyGaussianPolicy),
+                (FeedforwardSamplingPolicy, NumpySamplingPolicy)]
+
+
+@pytest.mark.parametrize('tf_class, numpy_class', POLICY_PAIRS)
 @pytest.mark.parametrize('activation', ['relu', 'tanh'])
-def test_deterministic_actions_match_tensorflow_policy(activation):
+def test_deterministic_actions_match_tensorflow_policy(activation, tf_class,
+                                                       numpy_class):
     config = {'hidden_layer_sizes': (16, 16), 'activation': activation,
               'observation_keys': ('velocity', 'position')}
-    learner = FeedforwardGaussianPolicy(OBSERVATION_SHAPES, ACTION_SHAPE,
-                                        seed=0, **config)
-    actor = NumpyGaussianPolicy(OBSERVATION_SHAPES, ACTION_SHAPE, seed=1,
-                                **config)
+    learner = tf_class(OBSERVATION_SHAPES, ACTION_SHAPE, seed=0, **config)
+    actor = numpy_class(OBSERVATION_SHAPES, ACTION_SHAPE, seed=1, **config)
     obs = observations(32)
     with actor.set_deterministic(), learner.set_deterministic():
         assert not np.allclose(actor.actions_np(obs), learner.actions_np(obs))
@@ -42,14 +48,24 @@ def test_deterministic_actions_match_tensorflow_policy(activation):
                                       learner.actions_np(obs))
     for actor_w, learner_w in zip(actor.get_weights(), learner.get_weights()):
         np.testing.assert_array_equal(actor_w, learner_w)
+    # ... and the other way round: numpy weights (another actor's, or a
+    # checkpoint's) act the same in the TensorFlow policy.
+    other = numpy_class(OBSERVATION_SHAPES, ACTION_SHAPE, seed=7, **config)
+    learner.set_weights(other.get_weights())
+    with other.set_deterministic(), learner.set_deterministic():
+        np.testing.assert_allclose(other.actions_np(obs),
+                                   learner.actions(obs).numpy(),
+                                   rtol=1e-5, atol=1e-6)
 
 
-def test_same_seed_samples_the_same_as_tensorflow_policy_actions_np():
+@pytest.mark.parametrize('tf_class, numpy_class', POLICY_PAIRS)
+def test_same_seed_samples_the_same_as_tensorflow_policy_actions_np(
+        tf_class, numpy_class):
     """One sampling implementation: same weights and seed, same actions."""
-    learner = FeedforwardGaussianPolicy(OBSERVATION_SHAPES, ACTION_SHAPE,
-                                        hidden_layer_sizes=(8,), seed=5)
-    actor = NumpyGaussianPolicy(OBSERVATION_SHAPES, ACTION_SHAPE,
-                                hidden_layer_sizes=(8,), seed=5)
+    learner = tf_class(OBSERVATION_SHAPES, ACTION_SHAPE,
+                       hidden_layer_sizes=(8,), seed=5)
+    actor = numpy_class(OBSERVATION_SHAPES, ACTION_SHAPE,
+                        hidden_layer_sizes=(8,), seed=5)
     actor.set_weights(learner.get_weights())
     actor.set_np_random_state(learner.get_np_random_state())
     obs = observations(16)

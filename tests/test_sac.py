@@ -2,41 +2,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from softlearning import (algorithms, environments, policies, replay_pools,
-                          samplers, value_functions)
-from softlearning.utils.random import set_seed
+from algorithm_helpers import (as_tensors, assert_fused_equals_single,
+                               fill_pool, make_algorithm)
 
 
 def make_sac(seed=0, pool_size=2000, **config):
-    set_seed(seed)
-    env = environments.get_environment('gym', 'Pendulum', 'v1')
-    policy = policies.get({'class_name': 'FeedforwardGaussianPolicy',
-                           'config': {'hidden_layer_sizes': (16, 16)}},
-                          env, seed=seed)
-    Qs = value_functions.get({'class_name': 'double_feedforward_Q_function',
-                              'config': {'hidden_layer_sizes': (16, 16)}}, env)
-    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
-                             'config': {'max_size': pool_size}}, env, seed=seed)
-    sampler = samplers.get({'class_name': 'SimpleSampler',
-                            'config': {'max_path_length': 200}}, seed=seed)
-    sampler.initialize(env, policy, pool)
-    uniform = policies.get({'class_name': 'UniformPolicy'}, env, seed=seed + 1)
-    params = {'n_epochs': 2, 'epoch_length': 200, 'batch_size': 32,
-              'n_initial_exploration_steps': 100, 'eval_n_episodes': 1,
-              'max_path_length': 200, **config}
-    sac = algorithms.get({'class_name': 'SAC', 'config': params},
-                         training_environment=env, evaluation_environment=env,
-                         policy=policy, Qs=Qs, pool=pool, sampler=sampler,
-                         initial_exploration_policy=uniform, seed=seed)
-    return sac, env, policy, pool, sampler, uniform
-
-
-def fill_pool(pool, sampler, uniform, n=300):
-    sampler.sample(n, uniform)
-
-
-def as_tensors(batch):
-    return tf.nest.map_structure(tf.convert_to_tensor, batch)
+    return make_algorithm('SAC', seed=seed, pool_size=pool_size, **config)
 
 
 def test_target_entropy_auto_is_minus_action_dimension():
@@ -102,23 +73,8 @@ def test_fused_steps_must_be_multiple_of_train_every_n_steps():
 def test_fused_updates_equal_single_updates():
     """K updates in one compiled call == K calls of one update each, on the
     same minibatches (the fusion changes dispatch, not the math)."""
-    fused, _, _, pool, sampler, uniform = make_sac(seed=3)
-    single, _, _, single_pool, single_sampler, single_uniform = make_sac(seed=3)
-    fill_pool(pool, sampler, uniform)
-    batches = pool.random_batches(6, 32)
-    fused._fused_updates(as_tensors(batches))
-    for i in range(6):
-        single._fused_updates(as_tensors(
-            tf.nest.map_structure(lambda x: x[i:i + 1], batches)))
-    pairs = [(fused._policy.get_weights(), single._policy.get_weights())]
-    pairs += [(a.get_weights(), b.get_weights())
-              for a, b in zip(fused.Qs + fused.Q_targets,
-                              single.Qs + single.Q_targets)]
-    for weights_a, weights_b in pairs:
-        for a, b in zip(weights_a, weights_b):
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    fused, single = assert_fused_equals_single('SAC')
     np.testing.assert_allclose(fused.alpha, single.alpha, rtol=1e-6)
-    assert int(fused._train_step_counter) == int(single._train_step_counter) == 6
 
 
 def test_training_epochs_yield_diagnostics():

@@ -165,13 +165,12 @@ print(json.dumps({
 """
 
 
-def test_saved_model_acts_without_softlearning(cli, checkpoint, tmp_path):
-    path, runner = checkpoint
+def act_with_saved_model(cli, checkpoint_path, tmp_path, observations):
+    """``softlearning export`` the checkpoint, then act on ``observations``
+    with plain TensorFlow in a clean process; returns PLAIN_TF's output."""
     out = str(tmp_path / 'policy')
-    result = cli('export', path, out, timeout=300)
+    result = cli('export', checkpoint_path, out, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
-    observations = np.random.default_rng(0).normal(
-        size=(5, 17)).astype(np.float32)
     np.save(tmp_path / 'obs.npy', observations)
     script = tmp_path / 'act.py'
     script.write_text(PLAIN_TF)
@@ -184,6 +183,14 @@ def test_saved_model_acts_without_softlearning(cli, checkpoint, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     loaded = json.loads(done.stdout.strip().splitlines()[-1])
     assert not loaded['softlearning_imported']
+    return loaded
+
+
+def test_saved_model_acts_without_softlearning(cli, checkpoint, tmp_path):
+    path, runner = checkpoint
+    observations = np.random.default_rng(0).normal(
+        size=(5, 17)).astype(np.float32)
+    loaded = act_with_saved_model(cli, path, tmp_path, observations)
     assert loaded['keys'] == ['observations']
     low, high = runner.training_environment.action_bounds
     np.testing.assert_allclose(loaded['low'], low)

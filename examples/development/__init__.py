@@ -3,11 +3,14 @@
 
 from examples.utils import get_parser as _get_parser
 
-from .variants import get_variant_spec
+from .variants import ALGORITHMS, POLICIES, get_variant_spec
 
 
 def get_parser():
-    return _get_parser(algorithms=('SAC',), policies=('gaussian',))
+    parser = _get_parser(algorithms=ALGORITHMS, policies=tuple(POLICIES))
+    # Without --policy, each algorithm trains its own (variants.py).
+    parser.set_defaults(policy=None)
+    return parser
 
 
 def get_trainable_class(args=None):

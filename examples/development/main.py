@@ -1,5 +1,5 @@
-"""The development example: SAC on gym / dm_control / pybullet as a Tune
-experiment.
+"""The development example: SAC or SQL on gym / dm_control / pybullet as a
+Tune experiment.
 
     python examples/development/main.py --help
     softlearning run_example_local examples.development --universe gym \\

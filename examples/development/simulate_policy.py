@@ -167,7 +167,7 @@ def load_policy(checkpoint_dir, variant, environment):
     import tensorflow as tf
     from softlearning import policies
     policy = policies.get(variant['policy_params'], environment)
-    checkpoint = tf.train.Checkpoint(policy=policy.shift_and_log_scale_model)
+    checkpoint = tf.train.Checkpoint(policy=policy.model)
     try:
         checkpoint.read(os.path.join(
             checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)).expect_partial()

@@ -14,8 +14,10 @@ from softlearning.environments import resolve_task
 
 DEFAULT_KEY = '__default__'
 
-# Hidden layer sizes of the policy and the Q-functions.
-M = 256
+# Hidden layer sizes of the policy and the Q-functions, per algorithm. SQL
+# follows the original Soft Q-Learning code (128-128 networks, batch 128):
+# its update evaluates the networks on many particles per state.
+HIDDEN_LAYER_SIZES = {'SAC': (256, 256), 'SQL': (128, 128)}
 
 MAX_PATH_LENGTH = {
     DEFAULT_KEY: 1000,
@@ -46,14 +48,44 @@ N_INITIAL_EXPLORATION_STEPS = {
     'gym': {DEFAULT_KEY: 10000, 'Pendulum': 1000},
 }
 
+# Per algorithm, then per universe/domain.
 ALGORITHM_PARAMS_PER_DOMAIN = {
-    DEFAULT_KEY: {},
-    'gym': {
+    'SAC': {
         DEFAULT_KEY: {},
-        # Pendulum's 200-step episodes and small state learn faster with a
-        # larger learning rate (as in common tuned SAC settings).
-        'Pendulum': {'policy_lr': 1e-3, 'Q_lr': 1e-3, 'alpha_lr': 1e-3,
-                     'eval_n_episodes': 5},
+        'gym': {
+            DEFAULT_KEY: {},
+            # Pendulum's 200-step episodes and small state learn faster with
+            # a larger learning rate (as in common tuned SAC settings).
+            'Pendulum': {'policy_lr': 1e-3, 'Q_lr': 1e-3, 'alpha_lr': 1e-3,
+                         'eval_n_episodes': 5},
+        },
+    },
+    'SQL': {
+        DEFAULT_KEY: {},
+        'gym': {
+            DEFAULT_KEY: {},
+            'Pendulum': {'policy_lr': 1e-3, 'Q_lr': 1e-3,
+                         'eval_n_episodes': 5},
+        },
+    },
+}
+
+# Per algorithm, per universe/domain reward scales. For Soft Q-Learning the
+# reward scale is the inverse temperature (alpha is 1): the original
+# softlearning's per-domain values.
+REWARD_SCALE_PER_DOMAIN = {
+    'SQL': {
+        DEFAULT_KEY: 1.0,
+        'gym': {
+            DEFAULT_KEY: 1.0,
+            'Swimmer': 30,
+            'Hopper': 30,
+            'HalfCheetah': 30,
+            'Walker2d': 10,
+            'Ant': 300,
+            'Humanoid': 100,
+            'Pendulum': 1,
+        },
     },
 }
 
@@ -85,9 +117,32 @@ ALGORITHM_PARAMS_ADDITIONAL = {
             'jit_compile': False,
         },
     },
+    'SQL': {
+        'class_name': 'SQL',
+        'config': {
+            'policy_lr': 3e-4,
+            'Q_lr': 3e-4,
+            # Uniform actions per next state for the soft value V(s').
+            'batch_size': 128,
+            'value_n_particles': 16,
+            # Policy samples per state for SVGD, and the share of them that
+            # is updated (the rest are the fixed particles).
+            'kernel_n_particles': 16,
+            'kernel_update_ratio': 0.5,
+            'target_update_interval': 1,
+            'tau': 5e-3,
+            'discount': 0.99,
+            'reward_scale': 1.0,  # per domain: REWARD_SCALE_PER_DOMAIN
+            'jit_compile': False,
+        },
+    },
 }
+ALGORITHMS = tuple(ALGORITHM_PARAMS_ADDITIONAL)
 
-POLICIES = {'gaussian': 'FeedforwardGaussianPolicy'}
+POLICIES = {'gaussian': 'FeedforwardGaussianPolicy',
+            'sampling': 'FeedforwardSamplingPolicy'}
+# The policies each algorithm trains; the first is its default.
+ALGORITHM_POLICIES = {'SAC': ('gaussian',), 'SQL': ('sampling',)}
 
 # Eager TensorFlow runs ~10 updates/s: debug epochs are tiny on purpose.
 DEBUG_OVERRIDES = {'n_epochs': 2, 'epoch_length': 100,
@@ -119,9 +174,24 @@ def get_algorithm_params(args, universe, domain):
             N_INITIAL_EXPLORATION_STEPS, universe, domain),
         'max_path_length': lookup(MAX_PATH_LENGTH, universe, domain),
     })
-    params['config'].update(
-        lookup(ALGORITHM_PARAMS_PER_DOMAIN, universe, domain))
+    if args.algorithm in REWARD_SCALE_PER_DOMAIN:
+        params['config']['reward_scale'] = lookup(
+            REWARD_SCALE_PER_DOMAIN[args.algorithm], universe, domain)
+    params['config'].update(lookup(
+        ALGORITHM_PARAMS_PER_DOMAIN[args.algorithm], universe, domain))
     return params
+
+
+def get_policy_name(args):
+    """--policy, or the algorithm's own policy; a policy the algorithm
+    cannot train is an error naming the ones it can."""
+    valid = ALGORITHM_POLICIES[args.algorithm]
+    policy = getattr(args, 'policy', None) or valid[0]
+    if policy not in valid:
+        raise ValueError(
+            f"--algorithm {args.algorithm} cannot train --policy {policy}; "
+            f"valid policies for {args.algorithm}: {', '.join(valid)}")
+    return policy
 
 
 def get_variant_spec_base(args, universe, domain, task):
@@ -138,20 +208,23 @@ def get_variant_spec_base(args, universe, domain, task):
         config['n_epochs'] * config['epoch_length'])
 
     environment_params = get_environment_params(universe, domain, task)
+    hidden_layer_sizes = HIDDEN_LAYER_SIZES[args.algorithm]
     return {
         'environment_params': {
             'training': environment_params,
             'evaluation': copy.deepcopy(environment_params),
         },
         'policy_params': {
-            'class_name': POLICIES[args.policy],
-            'config': {'hidden_layer_sizes': (M, M), 'activation': 'relu'},
+            'class_name': POLICIES[get_policy_name(args)],
+            'config': {'hidden_layer_sizes': hidden_layer_sizes,
+                       'activation': 'relu'},
         },
         'exploration_policy_params': {'class_name': 'UniformPolicy',
                                       'config': {}},
         'Q_params': {
             'class_name': 'double_feedforward_Q_function',
-            'config': {'hidden_layer_sizes': (M, M), 'activation': 'relu'},
+            'config': {'hidden_layer_sizes': hidden_layer_sizes,
+                       'activation': 'relu'},
         },
         'algorithm_params': algorithm_params,
         'replay_pool_params': {
@@ -222,8 +295,25 @@ def get_variant_spec(args):
             args.curriculum)
     for key, value in args.config:
         set_by_path(variant_spec, key, value)
+    validate_algorithm_params(variant_spec)
     validate_curriculum(variant_spec)
     return variant_spec
+
+
+def validate_algorithm_params(variant_spec):
+    """A config key the algorithm does not take (e.g. an SQL-only parameter
+    given to SAC) fails here, before Ray starts, naming the valid keys."""
+    params = variant_spec['algorithm_params']
+    class_name = params['class_name']
+    if not isinstance(class_name, str):
+        return  # a search space over algorithms: each trial checks its own
+    from softlearning import algorithms
+    valid = algorithms.config_keys(class_name)
+    unknown = sorted(set(params.get('config', {})) - set(valid))
+    if unknown:
+        raise ValueError(
+            f"algorithm_params.config.{unknown[0]} is not a parameter of "
+            f"{class_name}; valid keys: {', '.join(sorted(valid))}")
 
 
 def set_parallel_sampling(variant_spec, args):

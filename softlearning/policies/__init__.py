@@ -9,13 +9,18 @@ from softlearning.utils.registry import lookup
 
 from .base_policy import BasePolicy
 from .numpy_policies import (NUMPY_POLICIES, NumpyGaussianPolicy,
-                             NumpyUniformPolicy, get_numpy_policy,
-                             get_numpy_policy_class)
+                             NumpySamplingPolicy, NumpyUniformPolicy,
+                             get_numpy_policy, get_numpy_policy_class)
 
 
 def _gaussian_policy():
     from .gaussian_policy import FeedforwardGaussianPolicy
     return FeedforwardGaussianPolicy
+
+
+def _sampling_policy():
+    from .sampling_policy import FeedforwardSamplingPolicy
+    return FeedforwardSamplingPolicy
 
 
 def _uniform_policy():
@@ -27,9 +32,11 @@ def _uniform_policy():
 POLICIES = {
     'FeedforwardGaussianPolicy': _gaussian_policy,
     'GaussianPolicy': _gaussian_policy,
+    'FeedforwardSamplingPolicy': _sampling_policy,
     'UniformPolicy': _uniform_policy,
 }
 _LAZY_CLASSES = {'FeedforwardGaussianPolicy': _gaussian_policy,
+                 'FeedforwardSamplingPolicy': _sampling_policy,
                  'UniformPolicy': _uniform_policy}
 
 
@@ -52,7 +59,9 @@ def get(params, env, seed=None):
         **params.get('config', {}))
 
 
-__all__ = ['BasePolicy', 'FeedforwardGaussianPolicy', 'NUMPY_POLICIES',
-           'NumpyGaussianPolicy', 'NumpyUniformPolicy', 'POLICIES',
+__all__ = ['BasePolicy', 'FeedforwardGaussianPolicy',
+           'FeedforwardSamplingPolicy', 'NUMPY_POLICIES',
+           'NumpyGaussianPolicy', 'NumpySamplingPolicy', 'NumpyUniformPolicy',
+           'POLICIES',
            'UniformPolicy', 'get', 'get_numpy_policy',
            'get_numpy_policy_class', 'get_policy_class']

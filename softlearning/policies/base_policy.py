@@ -14,6 +14,10 @@ import numpy as np
 
 class BasePolicy:
 
+    # TensorFlow policies: the Keras model (or tf.Module) holding every
+    # weight, which checkpoints and SavedModel export track.
+    model = None
+
     def __init__(self, observation_keys, action_shape, seed=None):
         self.observation_keys = tuple(observation_keys)
         self.action_shape = tuple(action_shape)

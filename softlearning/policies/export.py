@@ -19,7 +19,8 @@ class _ExportedPolicy(tf.Module):
     def __init__(self, policy, observation_shapes, action_low, action_high):
         super().__init__()
         self._policy = policy
-        self._model = policy.shift_and_log_scale_model
+        # Tracked so that the SavedModel holds the policy's weights.
+        self._model = policy.model
         keys = tuple(policy.observation_keys)
         # Variables, not constants: only tracked objects are saved.
         def constant(value):
@@ -53,7 +54,9 @@ class _ExportedPolicy(tf.Module):
 
 
 def export_saved_model(policy, observation_shapes, action_bounds, path):
-    """Writes ``policy`` (a FeedforwardGaussianPolicy) to ``path``."""
+    """Writes ``policy`` (any TensorFlow policy: its ``model`` holds the
+    weights, its deterministic ``actions`` is what the SavedModel runs) to
+    ``path``."""
     module = _ExportedPolicy(policy, observation_shapes, *action_bounds)
     tf.saved_model.save(module, path, signatures={
         'serving_default': module.actions.get_concrete_function(),

@@ -8,13 +8,12 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
-from softlearning.models import (NumpyMirror, concat_observations,
-                                 feedforward_model, flat_size)
+from softlearning.models import concat_observations
 
-from .base_policy import BasePolicy
+from .feedforward_policy import FeedforwardPolicy
 # Acting in numpy is shared with the TensorFlow-free actors' policy.
 from .numpy_policies import (LOG_SCALE_MAX, LOG_SCALE_MIN,
-                             concatenate_observations,
+                             NumpyGaussianPolicy, concatenate_observations,
                              squashed_gaussian_actions)
 
 tfd = tfp.distributions
@@ -24,21 +23,15 @@ tfb = tfp.bijectors
 ATANH_EPSILON = 1e-6
 
 
-class FeedforwardGaussianPolicy(BasePolicy):
+class FeedforwardGaussianPolicy(FeedforwardPolicy):
 
-    def __init__(self, observation_shapes, action_shape,
-                 hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, seed=None,
-                 name='feedforward_gaussian_policy'):
-        observation_keys = tuple(observation_keys or observation_shapes)
-        super().__init__(observation_keys, action_shape, seed=seed)
-        self._action_size = int(np.prod(action_shape))
-        self.shift_and_log_scale_model = feedforward_model(
-            flat_size(observation_shapes, observation_keys),
-            hidden_layer_sizes, 2 * self._action_size,
-            activation=activation, name=name)
+    numpy_class = NumpyGaussianPolicy
+    default_name = 'feedforward_gaussian_policy'
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.shift_and_log_scale_model = self._model
         self._squash = tfb.Tanh()
-        self._mirror = NumpyMirror(self.shift_and_log_scale_model, activation)
 
     # TensorFlow path (inside compiled updates) ---------------------------
 
@@ -81,23 +74,6 @@ class FeedforwardGaussianPolicy(BasePolicy):
         inputs = concatenate_observations(observations, self.observation_keys)
         return squashed_gaussian_actions(self._mirror(inputs),
                                          self._np_random, self._deterministic)
-
-    def refresh_numpy_weights(self):
-        """Copies the TensorFlow weights into the numpy mirror."""
-        self._mirror.refresh()
-
-    # Weights -------------------------------------------------------------
-
-    @property
-    def trainable_variables(self):
-        return self.shift_and_log_scale_model.trainable_variables
-
-    def get_weights(self):
-        return self.shift_and_log_scale_model.get_weights()
-
-    def set_weights(self, weights):
-        self.shift_and_log_scale_model.set_weights(weights)
-        self.refresh_numpy_weights()
 
     def get_diagnostics(self, observations):
         """Statistics of the policy on a batch (numpy in, floats out)."""

@@ -5,7 +5,9 @@ Actors step environments and never train, so they do not need TensorFlow:
 ``FeedforwardGaussianPolicy``, loads the list its ``get_weights()`` returns
 (the Dense stack's kernel/bias pairs) and samples as its ``actions_np`` does
 (``FeedforwardGaussianPolicy.actions_np`` calls ``squashed_gaussian_actions``
-below). ``NumpyUniformPolicy`` is the warm-up policy, and the base of
+below). ``NumpySamplingPolicy`` is the same for ``FeedforwardSamplingPolicy``
+(Soft Q-Learning's sampling network, ``sampling_network_actions``).
+``NumpyUniformPolicy`` is the warm-up policy, and the base of
 ``UniformPolicy``.
 
 Keeping TensorFlow out of actors is what lets them render with OSMesa (see
@@ -42,21 +44,49 @@ def squashed_gaussian_actions(shift_and_log_scale, np_random,
     return np.tanh(shift + scale * noise)
 
 
-class NumpyGaussianPolicy(BasePolicy):
-    """The acting half of ``FeedforwardGaussianPolicy``, without TensorFlow."""
+def sampling_network_actions(network, inputs, action_size, np_random,
+                             deterministic=False):
+    """a = tanh(f(s, xi)), xi ~ N(0, I_|A|) fed to the network next to the
+    observation (the network's last layer is the tanh); the deterministic
+    action uses xi = 0."""
+    shape = (inputs.shape[0], action_size)
+    if deterministic:
+        noise = np.zeros(shape, np.float32)
+    else:
+        noise = np_random.standard_normal(shape, dtype=np.float32)
+    return network(np.concatenate([inputs, noise], axis=-1))
+
+
+class NumpyMLPPolicy(BasePolicy):
+    """A policy whose weights are one Dense stack, acting in numpy: the
+    acting half of a TensorFlow policy, loading its ``get_weights()``."""
+
+    output_activation = 'linear'
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, seed=None, name=None):
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
-        action_size = int(np.prod(action_shape))
+        self._action_size = int(np.prod(action_shape))
         self._weight_shapes = dense_stack_shapes(
-            flat_size(observation_shapes, observation_keys),
-            hidden_layer_sizes, 2 * action_size)
+            self.network_input_size(observation_shapes, observation_keys,
+                                    self._action_size),
+            hidden_layer_sizes,
+            self.network_output_size(self._action_size))
         # Until the learner's weights arrive: Keras' default initialization
         # (Glorot-uniform kernels, zero biases), so the policy can act.
-        self._mlp = NumpyMLP(self._initial_weights(), activation)
+        self._mlp = NumpyMLP(self._initial_weights(), activation,
+                             self.output_activation)
+
+    @staticmethod
+    def network_input_size(observation_shapes, observation_keys,
+                           action_size):
+        return flat_size(observation_shapes, observation_keys)
+
+    @staticmethod
+    def network_output_size(action_size):
+        return action_size
 
     def _initial_weights(self):
         weights = []
@@ -69,11 +99,6 @@ class NumpyGaussianPolicy(BasePolicy):
                     -limit, limit, shape).astype(np.float32))
         return weights
 
-    def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
-        return squashed_gaussian_actions(self._mlp(inputs), self._np_random,
-                                         self._deterministic)
-
     def get_weights(self):
         return [w.copy() for w in self._mlp.get_weights()]
 
@@ -84,6 +109,36 @@ class NumpyGaussianPolicy(BasePolicy):
                 f"Weights of shapes {shapes} do not fit this policy's "
                 f"Dense stack {self._weight_shapes}")
         self._mlp.set_weights([np.array(w, np.float32) for w in weights])
+
+
+class NumpyGaussianPolicy(NumpyMLPPolicy):
+    """The acting half of ``FeedforwardGaussianPolicy``, without TensorFlow."""
+
+    @staticmethod
+    def network_output_size(action_size):
+        return 2 * action_size  # shift and log-scale
+
+    def actions_np(self, observations):
+        inputs = concatenate_observations(observations, self.observation_keys)
+        return squashed_gaussian_actions(self._mlp(inputs), self._np_random,
+                                         self._deterministic)
+
+
+class NumpySamplingPolicy(NumpyMLPPolicy):
+    """The acting half of ``FeedforwardSamplingPolicy`` (Soft Q-Learning's
+    sampling network), without TensorFlow."""
+
+    output_activation = 'tanh'
+
+    @staticmethod
+    def network_input_size(observation_shapes, observation_keys,
+                           action_size):
+        return flat_size(observation_shapes, observation_keys) + action_size
+
+    def actions_np(self, observations):
+        inputs = concatenate_observations(observations, self.observation_keys)
+        return sampling_network_actions(self._mlp, inputs, self._action_size,
+                                        self._np_random, self._deterministic)
 
 
 class NumpyUniformPolicy(BasePolicy):
@@ -107,6 +162,7 @@ class NumpyUniformPolicy(BasePolicy):
 NUMPY_POLICIES = {
     'FeedforwardGaussianPolicy': NumpyGaussianPolicy,
     'GaussianPolicy': NumpyGaussianPolicy,
+    'FeedforwardSamplingPolicy': NumpySamplingPolicy,
     'UniformPolicy': NumpyUniformPolicy,
 }
 

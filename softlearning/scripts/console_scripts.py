@@ -8,6 +8,7 @@
     softlearning run_example_local EXAMPLE --help      the example's options
     softlearning simulate CHECKPOINT [options]         run (and film) a policy
     softlearning export CHECKPOINT OUT_DIR             policy as a SavedModel
+    softlearning plot-policy CHECKPOINT [options]      sampled actions as a PNG
 """
 
 import argparse
@@ -35,6 +36,8 @@ CHECKPOINT_COMMANDS = {
     'simulate': 'Run a trained policy from a checkpoint (optionally write '
                 'an MP4).',
     'export': 'Save the policy of a checkpoint as a TensorFlow SavedModel.',
+    'plot-policy': 'Plot actions sampled by the policy of a checkpoint at '
+                   'a few states (PNG).',
 }
 
 
@@ -64,6 +67,9 @@ def main(argv=None):
     if not argv or argv[0] in ('-h', '--help'):
         parser.print_help()
         return 0 if argv else 2
+    if argv[0] == 'plot-policy':
+        from softlearning.analysis import policy_plot
+        return policy_plot.main(argv[1:])
     if argv[0] in CHECKPOINT_COMMANDS:
         from examples.development import simulate_policy
         function = (simulate_policy.main if argv[0] == 'simulate'

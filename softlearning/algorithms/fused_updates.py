@@ -1,0 +1,181 @@
+"""The update skeleton shared by the off-policy actor-critic algorithms.
+
+``FusedUpdateAlgorithm`` sits between the epoch loop (``RLAlgorithm``) and an
+algorithm's update rule (``SAC`` in sac.py, ``SQL`` in sql.py). It owns what
+every such algorithm needs and nothing it chooses:
+
+- the Q-functions, their target copies, and the target update
+  ``Q' <- tau * Q + (1 - tau) * Q'`` every ``target_update_interval``
+  updates (``tau = 1``: hard copies);
+- the compiled update: ``_do_training`` runs K updates in one
+  ``tf.function`` call, a loop inside the graph over K minibatches drawn
+  beforehand and stacked to (K, B, ...), so TensorFlow's per-call dispatch
+  is paid once per K updates; it returns each diagnostic's mean over the K;
+- the update counter and one random generator (a TensorFlow variable, so a
+  checkpoint holds it and a resumed run draws the same noise);
+- Adam optimizers, built up front so checkpoints always hold their slots and
+  the compiled update never creates variables: one for the Q-functions
+  (``Q_lr``) and one for the policy (``policy_lr``);
+- the TensorFlow objects a checkpoint must hold (``tf_saveables``).
+
+A subclass provides:
+
+- ``training_diagnostic_keys``: names of the scalars its update returns;
+- ``_update(batch)``: one update on a minibatch of tensors (B, ...),
+  returning a tuple of scalars in the order of those keys;
+- any other optimizers (``self._make_optimizer(name, lr, variables)``) and
+  variables a checkpoint needs (extend ``tf_saveables``).
+"""
+
+import tensorflow as tf
+import tf_keras as keras
+
+from .rl_algorithm import RLAlgorithm
+
+
+def batch_signature(pool):
+    """TensorSpecs of (K, B, ...) stacked minibatches, K and B unknown."""
+    def spec(array):
+        return tf.TensorSpec((None, None, *array.shape[1:]), tf.float32)
+    return tf.nest.map_structure(spec, pool.data)
+
+
+class FusedUpdateAlgorithm(RLAlgorithm):
+
+    def __init__(self,
+                 training_environment,
+                 policy,
+                 Qs,
+                 pool,
+                 policy_lr=3e-4,
+                 Q_lr=3e-4,
+                 discount=0.99,
+                 reward_scale=1.0,
+                 tau=5e-3,
+                 target_update_interval=1,
+                 jit_compile=False,
+                 seed=None,
+                 **kwargs):
+        super().__init__(pool=pool, policy=policy,
+                         training_environment=training_environment,
+                         **kwargs)
+        self._Qs = tuple(Qs)
+        self._Q_targets = tuple(Q.clone() for Q in self._Qs)
+        self._Q_variables = [v for Q in self._Qs
+                             for v in Q.trainable_variables]
+        self._Q_target_variables = [v for Q in self._Q_targets
+                                    for v in Q.trainable_variables]
+        # (source, target) variable pairs of the target update; an algorithm
+        # with a target policy (TD3) adds its pairs.
+        self._target_variable_pairs = list(zip(self._Q_variables,
+                                               self._Q_target_variables))
+        self._discount = float(discount)
+        self._reward_scale = float(reward_scale)
+        self._tau = float(tau)
+        self._target_update_interval = int(target_update_interval)
+        self._optimizers = {}
+        self._Q_optimizer = self._make_optimizer('Q', Q_lr, self._Q_variables)
+        self._policy_optimizer = self._make_optimizer(
+            'policy', policy_lr, self._policy.trainable_variables)
+        self._random_generator = tf.random.Generator.from_seed(
+            0 if seed is None else int(seed))
+        self._train_step_counter = tf.Variable(0, dtype=tf.int64,
+                                               name='train_steps')
+        self._fused_updates = tf.function(
+            self._fused_updates_impl,
+            input_signature=[batch_signature(pool)],
+            jit_compile=jit_compile, reduce_retracing=True)
+
+    def _make_optimizer(self, name, learning_rate, variables):
+        """An Adam optimizer over ``variables``, built now (slots exist
+        before the first update) and checkpointed as '<name>_optimizer'."""
+        optimizer = keras.optimizers.Adam(learning_rate=learning_rate)
+        optimizer.build(list(variables))
+        self._optimizers[f'{name}_optimizer'] = optimizer
+        return optimizer
+
+    # Subclass interface --------------------------------------------------
+
+    def _update(self, batch):
+        """One update on ``batch``; a tuple of scalars, one per key of
+        ``training_diagnostic_keys``."""
+        raise NotImplementedError
+
+    # Shared pieces of updates ----------------------------------------------
+
+    def _min_Q(self, Qs, observations, actions):
+        """min_i Q_i(s, a), (B, 1); the single Q with one Q-function."""
+        return tf.reduce_min(
+            tf.stack([Q(observations, actions) for Q in Qs], axis=0), axis=0)
+
+    def _bellman_targets(self, batch, next_values):
+        """y = reward_scale * r + discount * (1 - d) * V(s')."""
+        return tf.stop_gradient(
+            self._reward_scale * batch['rewards']
+            + self._discount * (1.0 - batch['terminals']) * next_values)
+
+    def _update_Qs_towards(self, batch, Q_targets):
+        """One gradient step of L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2);
+        returns (L_Q, mean Q(s, a))."""
+        with tf.GradientTape() as tape:
+            Q_values = [Q(batch['observations'], batch['actions'])
+                        for Q in self._Qs]
+            Q_losses = [0.5 * tf.reduce_mean((Q_value - Q_targets) ** 2)
+                        for Q_value in Q_values]
+            Q_loss = tf.add_n(Q_losses)
+        gradients = tape.gradient(Q_loss, self._Q_variables)
+        self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
+        return Q_loss, tf.reduce_mean(tf.stack(Q_values))
+
+    def _update_targets(self, tau):
+        for source, target in self._target_variable_pairs:
+            target.assign(tau * source + (1.0 - tau) * target)
+
+    # The compiled loop -----------------------------------------------------
+
+    def _counted_update(self, batch):
+        diagnostics = self._update(batch)
+        self._train_step_counter.assign_add(1)
+        if self._train_step_counter % self._target_update_interval == 0:
+            self._update_targets(self._tau)
+        return diagnostics
+
+    def _fused_updates_impl(self, batches):
+        """Runs one update per leading index of ``batches``; returns the
+        mean of each diagnostic over them."""
+        n_updates = tf.shape(batches['actions'])[0]
+        sums = tuple(tf.zeros(()) for _ in self.training_diagnostic_keys)
+        for i in tf.range(n_updates):
+            batch = tf.nest.map_structure(lambda x: x[i], batches)
+            sums = tuple(s + tf.cast(v, tf.float32) for s, v in
+                         zip(sums, self._counted_update(batch)))
+        return tuple(s / tf.cast(n_updates, tf.float32) for s in sums)
+
+    def _do_training(self, batches):
+        means = self._fused_updates(batches)
+        self._policy.refresh_numpy_weights()
+        return dict(zip(self.training_diagnostic_keys,
+                        (float(m) for m in means)))
+
+    # State -------------------------------------------------------------------
+
+    @property
+    def Qs(self):
+        return self._Qs
+
+    @property
+    def Q_targets(self):
+        return self._Q_targets
+
+    def tf_saveables(self):
+        """Every TensorFlow object a checkpoint needs to resume exactly."""
+        saveables = {
+            'policy': self._policy.model,
+            **self._optimizers,
+            'random_generator': self._random_generator,
+            'train_step_counter': self._train_step_counter,
+        }
+        for i, (Q, Q_target) in enumerate(zip(self._Qs, self._Q_targets)):
+            saveables[f'Q{i}'] = Q.model
+            saveables[f'Q{i}_target'] = Q_target.model
+        return saveables

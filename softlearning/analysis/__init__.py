@@ -1,0 +1,1 @@
+"""Looking at trained agents: pictures of a checkpoint's policy."""

@@ -1,0 +1,218 @@
+"""A picture of a policy: actions sampled at a few states, as a PNG.
+
+    softlearning plot-policy CHECKPOINT --states '[[0, 0], [-2.5, -2.5]]' \\
+        --num-samples 200 --output policy.png
+
+One panel per state. Each panel is the action plane (action dimensions
+``--action-dims``, [-1, 1] x [-1, 1]) with the sampled actions as dots and,
+for 2-D actions, the contours of the checkpoint's first Q-function Q(s, a).
+A multimodal policy, like Soft Q-Learning's on the multi-goal task
+(examples/multi_goal), shows as separate clouds of dots.
+
+States are flat observations (the policy's observation keys concatenated);
+without ``--states``, the evaluation environment's first reset states
+(seeds 0, 1, 2). The policy samples in numpy with the checkpoint's weights,
+exactly as sampler actors act.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+from softlearning.utils import checkpoints
+
+
+class PlotError(Exception):
+    """Bad input: reported in one line, exit code 2."""
+
+
+def get_parser():
+    parser = argparse.ArgumentParser(
+        prog='softlearning plot-policy',
+        description="Plot actions sampled by a checkpoint's policy at given "
+                    "states (and Q(s, a) contours for 2-D actions) as a PNG.")
+    parser.add_argument('checkpoint_path', metavar='CHECKPOINT_DIR',
+                        help='A checkpoint folder (or a trial folder: its '
+                             'latest checkpoint).')
+    parser.add_argument('--states', type=json.loads, default=None,
+                        help='JSON list of flat observations, e.g. '
+                             "'[[0, 0], [2.5, 2.5]]' (default: three reset "
+                             'states of the environment).')
+    parser.add_argument('--num-samples', type=int, default=200,
+                        help='Actions sampled per state (default: '
+                             '%(default)s).')
+    parser.add_argument('--action-dims', type=int, nargs=2, default=(0, 1),
+                        metavar=('I', 'J'),
+                        help='Action dimensions on the axes (default: 0 1).')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--output', type=str, default='policy.png',
+                        help='PNG file to write (default: %(default)s).')
+    return parser
+
+
+def load_checkpoint(checkpoint_path):
+    """(checkpoint folder, variant, evaluation environment)."""
+    from softlearning import environments
+    try:
+        checkpoint_dir = checkpoints.resolve_checkpoint(checkpoint_path)
+        checkpoints.read_manifest(checkpoint_dir)
+        variant = checkpoints.read_variant(checkpoint_dir)
+    except checkpoints.CheckpointError as error:
+        raise PlotError(str(error)) from None
+    params = (variant['environment_params'].get('evaluation')
+              or variant['environment_params']['training'])
+    return checkpoint_dir, variant, environments.get_environment_from_params(
+        params)
+
+
+def _read_tf_models(checkpoint_dir, variant, environment):
+    """The TensorFlow policy and Q-functions, loaded from the checkpoint."""
+    import tensorflow as tf
+    from softlearning import policies, value_functions
+    policy = policies.get(variant['policy_params'], environment)
+    Qs = value_functions.get(variant['Q_params'], environment)
+    tf.train.Checkpoint(policy=policy.model, Q0=Qs[0].model).read(
+        os.path.join(checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)
+    ).expect_partial()
+    return policy, Qs[0]
+
+
+def load_policy_and_Q(checkpoint_dir, variant, environment, seed=0):
+    """The checkpoint's policy as a numpy policy (seeded), and its first
+    Q-function as a function (observations, actions) -> (N,) in numpy."""
+    from softlearning.policies import get_numpy_policy
+    tf_policy, Q = _read_tf_models(checkpoint_dir, variant, environment)
+    policy = get_numpy_policy(variant['policy_params'], environment,
+                              seed=seed)
+    policy.set_weights(tf_policy.get_weights())
+
+    def Q_values(observations, actions):
+        return Q(observations, actions.astype(np.float32)).numpy()[:, 0]
+    return policy, Q_values
+
+
+def split_observations(flat_states, policy, environment):
+    """Flat (N, D) observations -> the policy's observation dict."""
+    keys = policy.observation_keys
+    shapes = [environment.observation_shapes[key] for key in keys]
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    flat = np.asarray(flat_states, np.float32)
+    if flat.ndim != 2 or flat.shape[1] != sum(sizes):
+        raise PlotError(
+            f"--states must be a list of observations of {sum(sizes)} numbers "
+            f"({', '.join(f'{k}: {s}' for k, s in zip(keys, sizes))}); got "
+            f"shape {flat.shape}")
+    parts = np.split(flat, np.cumsum(sizes)[:-1], axis=1)
+    return {key: part.reshape(-1, *shape)
+            for key, part, shape in zip(keys, parts, shapes)}
+
+
+def reset_states(environment, policy, n=3):
+    observations = [environment.reset(seed=seed) for seed in range(n)]
+    return np.stack([np.concatenate(
+        [np.ravel(o[key]) for key in policy.observation_keys])
+        for o in observations])
+
+
+def sample_actions(policy, observations, num_samples):
+    """(N states, num_samples, |A|) actions sampled at each state."""
+    n_states = len(next(iter(observations.values())))
+    repeated = {key: np.repeat(value, num_samples, axis=0)
+                for key, value in observations.items()}
+    with policy.set_deterministic(False):
+        actions = policy.actions_np(repeated)
+    return actions.reshape(n_states, num_samples, -1)
+
+
+def plot(flat_states, actions, output, action_dims=(0, 1), Q_grids=None,
+         title=None):
+    """Writes the PNG: one panel per state; Q_grids, if given, holds per
+    state (grid_x, grid_y, Q values) for contours."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    i, j = action_dims
+    n = len(flat_states)
+    figure, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.8), squeeze=False)
+    for k, axis in enumerate(axes[0]):
+        if Q_grids is not None:
+            grid_x, grid_y, values = Q_grids[k]
+            contours = axis.contour(grid_x, grid_y, values, 20,
+                                    cmap='viridis', linewidths=0.8)
+            axis.clabel(contours, inline=True, fontsize=6, fmt='%.0f')
+        axis.plot(actions[k, :, i], actions[k, :, j], 'o', color='tab:red',
+                  markersize=2.5, alpha=0.6)
+        axis.set_xlim(-1.05, 1.05)
+        axis.set_ylim(-1.05, 1.05)
+        axis.set_aspect('equal')
+        axis.set_xlabel(f'action[{i}]')
+        axis.set_ylabel(f'action[{j}]')
+        state = np.array2string(np.asarray(flat_states[k]), precision=2,
+                                separator=', ', max_line_width=40)
+        axis.set_title(f'state {state}', fontsize=8)
+    if title:
+        figure.suptitle(title, fontsize=9)
+    figure.tight_layout()
+    figure.savefig(output, dpi=110)
+    plt.close(figure)
+    return output
+
+
+def Q_contour_grids(Q_values, observations, n_states, size=41):
+    """Q(s, a) over a grid of 2-D actions, per state."""
+    axis = np.linspace(-1, 1, size)
+    grid_x, grid_y = np.meshgrid(axis, axis)
+    grid = np.stack([grid_x.ravel(), grid_y.ravel()], axis=-1)
+    grids = []
+    for k in range(n_states):
+        state = {key: np.repeat(value[k:k + 1], len(grid), axis=0)
+                 for key, value in observations.items()}
+        grids.append((grid_x, grid_y,
+                      Q_values(state, grid).reshape(size, size)))
+    return grids
+
+
+def plot_policy(args):
+    checkpoint_dir, variant, environment = load_checkpoint(
+        args.checkpoint_path)
+    # TensorFlow before any rendering library (see simulate_policy.py).
+    import tensorflow  # noqa: F401
+    policy, Q_values = load_policy_and_Q(checkpoint_dir, variant,
+                                         environment, seed=args.seed)
+    action_size = int(np.prod(environment.action_shape))
+    if max(args.action_dims) >= action_size or min(args.action_dims) < 0:
+        raise PlotError(f"--action-dims {args.action_dims} outside the "
+                        f"{action_size} action dimensions")
+    if args.num_samples < 1:
+        raise PlotError(f"--num-samples must be positive, got "
+                        f"{args.num_samples}")
+    flat_states = (np.asarray(args.states, np.float32)
+                   if args.states is not None
+                   else reset_states(environment, policy))
+    observations = split_observations(flat_states, policy, environment)
+    actions = sample_actions(policy, observations, args.num_samples)
+    Q_grids = (Q_contour_grids(Q_values, observations, len(flat_states))
+               if action_size == 2 else None)
+    algorithm = variant['algorithm_params']['class_name']
+    plot(flat_states, actions, args.output, tuple(args.action_dims), Q_grids,
+         title=f"{algorithm}: {args.num_samples} sampled actions per state"
+               f" ({os.path.basename(checkpoint_dir)})")
+    print(f"plot: {args.output}")
+    return actions
+
+
+def main(argv=None):
+    args = get_parser().parse_args(argv)
+    try:
+        plot_policy(args)
+    except PlotError as error:
+        print(f"softlearning: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,56 @@
+"""The TensorFlow half of policies whose weights are one Dense stack.
+
+A ``FeedforwardPolicy`` subclass names its numpy half (``numpy_class``, a
+``NumpyMLPPolicy`` in numpy_policies.py), which fixes the network's input and
+output sizes and output activation; so the Keras model here and the numpy
+copy that acts (here, and in TensorFlow-free sampler actors) always agree,
+and ``get_weights()`` of either loads into the other.
+"""
+
+import numpy as np
+
+from softlearning.models import NumpyMirror, feedforward_model
+
+from .base_policy import BasePolicy
+
+
+class FeedforwardPolicy(BasePolicy):
+
+    numpy_class = None  # a NumpyMLPPolicy subclass
+    default_name = 'feedforward_policy'  # of the Keras model
+
+    def __init__(self, observation_shapes, action_shape,
+                 hidden_layer_sizes=(256, 256), activation='relu',
+                 observation_keys=None, seed=None, name=None):
+        observation_keys = tuple(observation_keys or observation_shapes)
+        super().__init__(observation_keys, action_shape, seed=seed)
+        self._action_size = int(np.prod(action_shape))
+        layout = self.numpy_class
+        self._model = feedforward_model(
+            layout.network_input_size(observation_shapes, observation_keys,
+                                      self._action_size),
+            hidden_layer_sizes, layout.network_output_size(self._action_size),
+            activation=activation, output_activation=layout.output_activation,
+            name=name or self.default_name)
+        self._mirror = NumpyMirror(self._model, activation,
+                                   layout.output_activation)
+
+    def refresh_numpy_weights(self):
+        """Copies the TensorFlow weights into the numpy copy that acts."""
+        self._mirror.refresh()
+
+    @property
+    def model(self):
+        """The Keras model holding every weight (checkpoints, export)."""
+        return self._model
+
+    @property
+    def trainable_variables(self):
+        return self._model.trainable_variables
+
+    def get_weights(self):
+        return self._model.get_weights()
+
+    def set_weights(self, weights):
+        self._model.set_weights(weights)
+        self.refresh_numpy_weights()

@@ -1,0 +1,71 @@
+"""Small algorithms on Pendulum-v1, built in-process, for component tests."""
+
+import tensorflow as tf
+
+from softlearning import (algorithms, environments, policies, replay_pools,
+                          samplers, value_functions)
+from softlearning.utils.random import set_seed
+
+POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
+                  'SQL': 'FeedforwardSamplingPolicy'}
+
+
+def make_algorithm(class_name, seed=0, pool_size=2000,
+                   Q_class='double_feedforward_Q_function', **config):
+    """(algorithm, env, policy, pool, sampler, uniform policy)."""
+    set_seed(seed)
+    env = environments.get_environment('gym', 'Pendulum', 'v1')
+    policy = policies.get({'class_name': POLICY_CLASSES[class_name],
+                           'config': {'hidden_layer_sizes': (16, 16)}},
+                          env, seed=seed)
+    Qs = value_functions.get({'class_name': Q_class,
+                              'config': {'hidden_layer_sizes': (16, 16)}}, env)
+    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
+                             'config': {'max_size': pool_size}}, env, seed=seed)
+    sampler = samplers.get({'class_name': 'SimpleSampler',
+                            'config': {'max_path_length': 200}}, seed=seed)
+    sampler.initialize(env, policy, pool)
+    uniform = policies.get({'class_name': 'UniformPolicy'}, env, seed=seed + 1)
+    params = {'n_epochs': 2, 'epoch_length': 200, 'batch_size': 32,
+              'n_initial_exploration_steps': 100, 'eval_n_episodes': 1,
+              'max_path_length': 200, **config}
+    algorithm = algorithms.get({'class_name': class_name, 'config': params},
+                               training_environment=env,
+                               evaluation_environment=env, policy=policy,
+                               Qs=Qs, pool=pool, sampler=sampler,
+                               initial_exploration_policy=uniform, seed=seed)
+    return algorithm, env, policy, pool, sampler, uniform
+
+
+def fill_pool(pool, sampler, uniform, n=300):
+    sampler.sample(n, uniform)
+
+
+def as_tensors(batch):
+    return tf.nest.map_structure(tf.convert_to_tensor, batch)
+
+
+def assert_fused_equals_single(class_name, n_updates=6, **config):
+    """K updates in one compiled call == K calls of one update each, on the
+    same minibatches (the fusion changes dispatch, not the math). Returns
+    the two algorithms."""
+    import numpy as np
+    fused, _, _, pool, sampler, uniform = make_algorithm(class_name, seed=3,
+                                                         **config)
+    single = make_algorithm(class_name, seed=3, **config)[0]
+    fill_pool(pool, sampler, uniform)
+    batches = pool.random_batches(n_updates, 32)
+    fused._fused_updates(as_tensors(batches))
+    for i in range(n_updates):
+        single._fused_updates(as_tensors(
+            tf.nest.map_structure(lambda x: x[i:i + 1], batches)))
+    pairs = [(fused._policy.get_weights(), single._policy.get_weights())]
+    pairs += [(a.get_weights(), b.get_weights())
+              for a, b in zip(fused.Qs + fused.Q_targets,
+                              single.Qs + single.Q_targets)]
+    for weights_a, weights_b in pairs:
+        for a, b in zip(weights_a, weights_b):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert (int(fused._train_step_counter)
+            == int(single._train_step_counter) == n_updates)
+    return fused, single
