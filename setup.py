@@ -12,7 +12,11 @@ setup(
     packages=find_packages(include=('softlearning*', 'examples*')),
     python_requires='>=3.11',
     install_requires=install_requires,
-    extras_require={'test': ['pytest>=8']},
+    extras_require={
+        'test': ['pytest>=8'],
+        # --search-algorithm optuna
+        'sweeps': ['optuna==5.0.*'],
+    },
     entry_points={
         'console_scripts': [
             'softlearning=softlearning.scripts.console_scripts:main',

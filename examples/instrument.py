@@ -63,6 +63,13 @@ DEBUG_REFUSED = {
                             "--trial-cpus sets TensorFlow's threads"),
     'gpus': 'it starts Ray only for sampler actors, which use no GPU',
     'resources': 'it starts Ray only for sampler actors, which need none',
+    'sweep': 'a sweep runs many trials',
+    'scheduler': 'it runs one trial, to its end',
+    'scheduler_config': 'it runs one trial, to its end',
+    'search_algorithm': 'it runs one trial',
+    'metric': 'it does not run Tune',
+    'metric_mode': 'it does not run Tune',
+    'max_concurrent_trials': 'it runs one trial',
 }
 
 # Defaults of options that are None in the parser, so that run_example_debug
@@ -99,7 +106,13 @@ def parse_example(example_module_name, example_argv, mode):
     example = _load_example(example_module_name)
     parser = example.get_parser()
     parser.prog = f'softlearning run_example_{mode} {example_module_name}'
+    from examples import tune_settings
+    try:
+        sweep_config = tune_settings.apply_sweep_file(parser, example_argv)
+    except tune_settings.SweepError as error:
+        raise ExampleError(str(error)) from None
     args = parser.parse_args(example_argv)
+    args.sweep_config = sweep_config
     if mode == 'debug':
         _check_debug_options(parser, args)
     for name, default in LOCAL_DEFAULTS.items():
@@ -116,12 +129,40 @@ def parse_example(example_module_name, example_argv, mode):
     if run_params.get('tf_num_threads') is None:
         run_params['tf_num_threads'] = max(1, math.ceil(_trial_cpus(args)))
     args.restore_experiment = _check_restore(args, variant_spec)
+    if mode == 'local' and not args.restore_experiment:
+        try:
+            args.tune_settings = _tune_settings(args, variant_spec)
+        except tune_settings.SweepError as error:
+            raise ExampleError(str(error)) from None
     if mode == 'debug' and args.restore_experiment:
         raise ExampleError(
             f"--restore {args.restore}: an experiment folder is resumed by "
             "run_example_local; run_example_debug starts from a checkpoint "
             "folder (e.g. .../<trial>/checkpoint_000000).")
     return example, args, variant_spec
+
+
+def _tune_settings(args, variant_spec):
+    """Scheduler, search algorithm, metric and console table of a sweep,
+    checked before Ray starts."""
+    if not hasattr(args, 'scheduler'):  # an example without sweep options
+        return {}
+    from examples import tune_settings
+    tune_settings.check_metric(args.metric)
+    search_alg = tune_settings.prepare_search(args, variant_spec)
+    scheduler = tune_settings.get_scheduler(args, variant_spec)
+    optimizes = scheduler is not None or search_alg is not None
+    return {
+        'tune_config': {
+            'scheduler': scheduler, 'search_alg': search_alg,
+            'max_concurrent_trials': args.max_concurrent_trials,
+            # Tune checks every result for the metric when it optimizes it.
+            'metric': args.metric if optimizes else None,
+            'mode': args.metric_mode if optimizes else None,
+        },
+        'progress_reporter': tune_settings.get_progress_reporter(
+            variant_spec, args.metric, args.metric_mode),
+    }
 
 
 def _notice(message):
@@ -270,6 +311,7 @@ def run_example_local(example_module_name, example_argv=None):
                 resume_unfinished=True, resume_errored=True)
             results = tuner.fit()
             return _report(results, args.restore_experiment)
+        settings = getattr(args, 'tune_settings', {})
         tuner = tune.Tuner(
             trainable,
             param_space=variant_spec,
@@ -278,7 +320,11 @@ def run_example_local(example_module_name, example_argv=None):
                 trial_name_creator=_trial_name_creator(
                     args.trial_name_template),
                 trial_dirname_creator=_trial_name_creator(
-                    args.trial_name_template)),
+                    args.trial_name_template),
+                # A trial that ends hands its process (TensorFlow imported)
+                # to the next one: ExperimentRunner.reset_config.
+                reuse_actors=True,
+                **settings.get('tune_config', {})),
             run_config=tune.RunConfig(
                 name=experiment_name,
                 storage_path=storage_path,
@@ -287,6 +333,7 @@ def run_example_local(example_module_name, example_argv=None):
                     checkpoint_at_end=run_params['checkpoint_at_end']),
                 failure_config=tune.FailureConfig(
                     max_failures=args.max_failures),
+                progress_reporter=settings.get('progress_reporter'),
                 verbose=args.verbose))
         results = tuner.fit()
     finally:

@@ -4,6 +4,7 @@ import argparse
 import json
 import os
 
+from examples.tune_settings import add_sweep_options
 from softlearning.environments import UNIVERSES
 
 DEFAULT_TRIAL_NAME_TEMPLATE = 'id={trial.trial_id}-seed={trial.config[run_params][seed]}'
@@ -136,8 +137,10 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        default=[], metavar='KEY=VALUE',
                        help='Override any variant entry by its dotted path, '
                             'e.g. algorithm_params.config.discount=0.98. '
-                            'VALUE is JSON; {"grid_search": [...]} makes a '
-                            'Tune grid search. Repeatable.')
+                            'VALUE is JSON; a search space makes a sweep: '
+                            '{"grid_search": [...]}, {"choice": [...]}, '
+                            '{"uniform": [low, high]}, {"loguniform": [low, '
+                            'high]}, {"randint": [low, high]}. Repeatable.')
     group.add_argument('--mode', type=str, default=None,
                        choices=('local', 'debug'),
                        help="'debug' shrinks epochs so bugs show in seconds "
@@ -155,7 +158,8 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                             '%(default)s); results go to LOCAL_DIR/'
                             '<universe>/<domain>/<task>/<timestamp>-<exp-name>.')
     group.add_argument('--num-samples', type=positive_int, default=1,
-                       help='Trials per variant (each with its own seed).')
+                       help='Trials per grid point (each with its own seed, '
+                            'and its own draw of random search spaces).')
     group.add_argument('--trial-name-template', type=str,
                        default=DEFAULT_TRIAL_NAME_TEMPLATE,
                        help='Python format string of a trial name '
@@ -180,6 +184,7 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        help='Tune verbosity (default: 1).')
 
     add_sampling_options(parser)
+    add_sweep_options(parser)
 
     group = parser.add_argument_group('resources')
     group.add_argument('--cpus', type=int, default=None,
