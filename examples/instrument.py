@@ -151,17 +151,18 @@ def _tune_settings(args, variant_spec):
     tune_settings.check_metric(args.metric)
     search_alg = tune_settings.prepare_search(args, variant_spec)
     scheduler = tune_settings.get_scheduler(args, variant_spec)
+    # Tune checks every result for the metric when it optimizes it, and
+    # then tells the console table itself.
     optimizes = scheduler is not None or search_alg is not None
+    metric = {'metric': args.metric, 'mode': args.metric_mode}
     return {
         'tune_config': {
             'scheduler': scheduler, 'search_alg': search_alg,
             'max_concurrent_trials': args.max_concurrent_trials,
-            # Tune checks every result for the metric when it optimizes it.
-            'metric': args.metric if optimizes else None,
-            'mode': args.metric_mode if optimizes else None,
+            **(metric if optimizes else {}),
         },
         'progress_reporter': tune_settings.get_progress_reporter(
-            variant_spec, args.metric, args.metric_mode),
+            variant_spec, **metric, told_by_tune=optimizes),
     }
 
 

@@ -40,66 +40,6 @@ class SweepError(ValueError):
 
 # Sweep files -------------------------------------------------------------------
 
-def add_sweep_options(parser):
-    group = parser.add_argument_group(
-        'sweeps (see the README\'s "Sweeps" section and examples/sweeps/)')
-    group.add_argument('--sweep', type=str, default=None, metavar='FILE',
-                       help='JSON (or YAML) file with --config overrides '
-                            'under "config" and other options by name, e.g. '
-                            '"num_samples", "scheduler"; command-line '
-                            'options win over it.')
-    group.add_argument('--scheduler', type=str, default='fifo',
-                       choices=SCHEDULERS,
-                       help='Trial scheduler on --metric: fifo runs every '
-                            'trial to its end, asha stops poor trials early, '
-                            'pbt (population-based training) copies good '
-                            'trials into poor ones and perturbs their '
-                            'hyperparameters (default: %(default)s).')
-    group.add_argument('--scheduler-config', type=_json_object,
-                       default=None, metavar='JSON',
-                       help='Keyword arguments of the scheduler, e.g. '
-                            '\'{"grace_period": 2000}\' (asha) or '
-                            '\'{"perturbation_interval": 5000}\' (pbt); '
-                            'times count environment steps.')
-    group.add_argument('--search-algorithm', type=str, default='random',
-                       choices=SEARCH_ALGORITHMS,
-                       help="How configurations are drawn: random (and "
-                            "grids), or optuna's model-based search (pip "
-                            "install -e '.[sweeps]'). Default: %(default)s.")
-    group.add_argument('--metric', type=str, default=DEFAULT_METRIC,
-                       help='Result that schedulers and search algorithms '
-                            'optimize (default: %(default)s).')
-    group.add_argument('--metric-mode', type=str, default=DEFAULT_MODE,
-                       choices=('max', 'min'),
-                       help='Maximize or minimize --metric (default: '
-                            '%(default)s).')
-    group.add_argument('--max-concurrent-trials', type=_positive_int,
-                       default=None,
-                       metavar='N',
-                       help='Run at most N trials at a time (default: as '
-                            'many as the CPUs allow).')
-
-
-def _positive_int(value):
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer, got {value}")
-    return number
-
-
-def _json_object(value):
-    try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as error:
-        raise argparse.ArgumentTypeError(
-            f"invalid JSON '{value}': {error.msg}") from None
-    if not isinstance(parsed, dict):
-        raise argparse.ArgumentTypeError(
-            f"expected a JSON object, got '{value}'")
-    return parsed
-
-
 def load_sweep_file(path):
     """The sweep file's object; one clear error if it is missing or not
     valid JSON / YAML."""
@@ -321,9 +261,11 @@ def prepare_search(args, variant_spec):
     return OptunaSearchWithSeeds(seed_space=seed)
 
 
-def get_progress_reporter(variant_spec, metric, mode):
-    """Tune's console table with the results that matter (steps, returns)
-    and the searched entries as columns."""
+def get_progress_reporter(variant_spec, metric, mode, told_by_tune=False):
+    """Tune's console table with the results that matter (steps, returns,
+    ``metric``) and the searched entries as columns. ``metric`` and
+    ``mode`` also name the best trial; Tune passes them on itself when a
+    scheduler or search algorithm optimizes them (``told_by_tune``)."""
     # Tune's newer console output infers its columns from the first results
     # (here: losses); this table is Tune's CLIReporter, which it uses with
     # RAY_AIR_NEW_OUTPUT=0.
@@ -338,9 +280,10 @@ def get_progress_reporter(variant_spec, metric, mode):
             label if label not in parameters.values() else key)
     metric_columns = dict(METRIC_COLUMNS)
     metric_columns.setdefault(metric, metric)
+    best = {} if told_by_tune else {'metric': metric, 'mode': mode}
     return CLIReporter(metric_columns=metric_columns,
-                       parameter_columns=parameters, metric=metric,
-                       mode=mode, max_report_frequency=30)
+                       parameter_columns=parameters,
+                       max_report_frequency=30, **best)
 
 
 def check_metric(metric):

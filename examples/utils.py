@@ -4,7 +4,7 @@ import argparse
 import json
 import os
 
-from examples.tune_settings import add_sweep_options
+from examples import tune_settings
 from softlearning.environments import UNIVERSES
 
 DEFAULT_TRIAL_NAME_TEMPLATE = 'id={trial.trial_id}-seed={trial.config[run_params][seed]}'
@@ -104,6 +104,47 @@ def add_sampling_options(parser):
                             '"range": [1.0, 1.5]}}; see the README\'s '
                             '"Environment-parameter curriculum" section and '
                             'examples/curriculum/.')
+
+
+def add_sweep_options(parser):
+    group = parser.add_argument_group(
+        'sweeps (see the README\'s "Sweeps" section and examples/sweeps/)')
+    group.add_argument('--sweep', type=str, default=None, metavar='FILE',
+                       help='JSON (or YAML) file with --config overrides '
+                            'under "config" and other options by name, e.g. '
+                            '"num_samples", "scheduler"; command-line '
+                            'options win over it.')
+    group.add_argument('--scheduler', type=str, default='fifo',
+                       choices=tune_settings.SCHEDULERS,
+                       help='Trial scheduler on --metric: fifo runs every '
+                            'trial to its end, asha stops poor trials early, '
+                            'pbt (population-based training) copies good '
+                            'trials into poor ones and perturbs their '
+                            'hyperparameters (default: %(default)s).')
+    group.add_argument('--scheduler-config', type=json_dict,
+                       default=None, metavar='JSON',
+                       help='Keyword arguments of the scheduler, e.g. '
+                            '\'{"grace_period": 2000}\' (asha) or '
+                            '\'{"perturbation_interval": 5000}\' (pbt); '
+                            'times count environment steps.')
+    group.add_argument('--search-algorithm', type=str, default='random',
+                       choices=tune_settings.SEARCH_ALGORITHMS,
+                       help="How configurations are drawn: random (and "
+                            "grids), or optuna's model-based search (pip "
+                            "install -e '.[sweeps]'). Default: %(default)s.")
+    group.add_argument('--metric', type=str,
+                       default=tune_settings.DEFAULT_METRIC,
+                       help='Result that schedulers and search algorithms '
+                            'optimize (default: %(default)s).')
+    group.add_argument('--metric-mode', type=str,
+                       default=tune_settings.DEFAULT_MODE,
+                       choices=('max', 'min'),
+                       help='Maximize or minimize --metric (default: '
+                            '%(default)s).')
+    group.add_argument('--max-concurrent-trials', type=positive_int,
+                       default=None, metavar='N',
+                       help='Run at most N trials at a time (default: as '
+                            'many as the CPUs allow).')
 
 
 def get_parser(algorithms=('SAC',), policies=('gaussian',)):

@@ -411,44 +411,42 @@ def test_pbt_exploit_continues_from_the_donors_checkpoint_with_the_mutated_learn
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     trials = trial_dirs(tmp_path)
     assert len(trials) == 2
-    exploits = 0
+    # Every epoch trains with its trial's current learning rate, including
+    # those after an exploit, which restored another trial's optimizers.
     for trial in trials:
-        results = _results(trial)
-        for before, after in zip(results, results[1:]):
-            if after['iterations_since_restore'] != 1:
-                continue
-            exploits += 1
-            new_lr = after['config']['algorithm_params']['config'][
-                'policy_lr']
-            old_lr = before['config']['algorithm_params']['config'][
-                'policy_lr']
-            # The mutated learning rate is the one in effect...
-            assert after['learning_rates']['policy_optimizer'] == (
-                pytest.approx(new_lr, rel=1e-6))
-            assert not math.isclose(new_lr, old_lr)
-            # ... a perturbation (x0.8 or x1.2) of the donor's ...
-            donor_lrs = _learning_rates_at(trials, after['epoch'] - 1,
-                                           exclude=trial)
-            assert any(math.isclose(new_lr, lr * factor, rel_tol=1e-4)
-                       for lr in donor_lrs for factor in (0.8, 1.2))
-            # ... and its counters continue from the donor's checkpoint.
-            assert after['total_timestep'] == 100 * after['epoch']
-            assert after['training_iteration'] == after['epoch']
-    assert exploits >= 1
-    assert glob.glob(os.path.join(os.path.dirname(trials[0]),
-                                  'pbt_global.txt'))
+        for row in _results(trial):
+            assert row['learning_rates']['policy_optimizer'] == pytest.approx(
+                _policy_lr(row['config']), rel=1e-6)
+    # PBT's log: one line per exploit, [target, donor, target iteration,
+    # donor iteration, donor config, new config].
+    experiment = os.path.dirname(trials[0])
+    continued = 0
+    for log in glob.glob(os.path.join(experiment, 'pbt_policy_*.txt')):
+        trial_id = os.path.basename(log)[len('pbt_policy_'):-len('.txt')]
+        (target,) = [t for t in trials if f'id={trial_id}-' in t]
+        with open(log) as f:
+            exploits = [json.loads(line) for line in f]
+        for _, _, _, donor_iteration, donor_config, new_config in exploits:
+            new_lr = _policy_lr(new_config)
+            # The mutated value: the donor's x 0.8 or x 1.2.
+            assert any(math.isclose(new_lr, _policy_lr(donor_config) * f,
+                                    rel_tol=1e-9) for f in (0.8, 1.2))
+            # The target's next epoch continues the donor's counters with
+            # the new learning rate in effect.
+            after = [row for row in _results(target)
+                     if row['training_iteration'] == donor_iteration + 1
+                     and math.isclose(_policy_lr(row['config']), new_lr)]
+            for row in after:
+                assert row['epoch'] == donor_iteration + 1
+                assert row['total_timestep'] == 100 * (donor_iteration + 1)
+                assert row['learning_rates']['policy_optimizer'] == (
+                    pytest.approx(new_lr, rel=1e-6))
+                continued += 1
+    assert continued >= 1
 
 
-def _learning_rates_at(trials, epoch, exclude):
-    """The policy learning rates (in effect) of the other trials' epochs."""
-    rates = []
-    for trial in trials:
-        if trial == exclude:
-            continue
-        for result in _results(trial):
-            if result['epoch'] == epoch:
-                rates.append(result['learning_rates']['policy_optimizer'])
-    return rates
+def _policy_lr(config):
+    return config['algorithm_params']['config']['policy_lr']
 
 
 @pytest.mark.slow

@@ -22,14 +22,19 @@ def _size(value):
     return width, height
 
 
-def _summary_parser():
-    parser = argparse.ArgumentParser(
-        prog='softlearning summary',
-        description='One row per configuration of the trials found: the '
-                    'entries that vary between them, the number of seeds, '
-                    'the final and best metric (mean ± std over seeds), the '
-                    'steps reached and the trials\' status.')
+def _results_parser(command, description):
+    parser = argparse.ArgumentParser(prog=f'softlearning {command}',
+                                     description=description)
     parser.add_argument('paths', nargs='+', metavar='DIR', help=RESULTS_HELP)
+    return parser
+
+
+def _summary_parser():
+    parser = _results_parser(
+        'summary',
+        'One row per configuration of the trials found: the entries that '
+        'vary between them, the number of seeds, the final and best metric '
+        '(mean ± std over seeds), the steps reached and the trials\' status.')
     parser.add_argument('--metric', default='evaluation/return-mean',
                         help='A progress.csv column (default: %(default)s).')
     parser.add_argument('--mode', default='max', choices=('max', 'min'),
@@ -45,13 +50,11 @@ def _summary_parser():
 
 
 def _plot_parser():
-    parser = argparse.ArgumentParser(
-        prog='softlearning plot',
-        description='Learning curves of the trials found: one line per '
-                    'configuration, the mean over its seeds with a band of '
-                    '± one standard deviation. Several folders share one '
-                    'figure (e.g. SAC and SQL, or two sweeps).')
-    parser.add_argument('paths', nargs='+', metavar='DIR', help=RESULTS_HELP)
+    parser = _results_parser(
+        'plot',
+        'Learning curves of the trials found: one line per configuration, '
+        'the mean over its seeds with a band of ± one standard deviation. '
+        'Several folders share one figure (e.g. SAC and SQL, or two sweeps).')
     parser.add_argument('-o', '--output', required=True, metavar='FILE',
                         help='Image file to write, e.g. curves.png (the '
                              'format follows the extension: png, pdf, svg).')

@@ -53,6 +53,7 @@ def plot_learning_curves(trials, x=STEPS_COLUMN, y=DEFAULT_METRIC,
     # A Figure without pyplot draws with Agg and leaves the user's
     # interactive backend alone.
     from matplotlib.figure import Figure
+    from matplotlib.ticker import EngFormatter
 
     check_columns(trials, x, y)
     groups, keys = group_trials(trials)
@@ -73,7 +74,8 @@ def plot_learning_curves(trials, x=STEPS_COLUMN, y=DEFAULT_METRIC,
     axes.set_ylabel(AXIS_LABELS.get(y, y))
     axes.set_title(title or _default_title(trials, y))
     axes.grid(alpha=0.3)
-    axes.ticklabel_format(axis='x', style='sci', scilimits=(-3, 4))
+    # 2k, 500k, 1M: readable step counts.
+    axes.xaxis.set_major_formatter(EngFormatter(sep=''))
     axes.legend(loc='best', fontsize='small', title=(
         'mean ± std over seeds' if len(groups) > 1 or groups[0].values
         else None), title_fontsize='small')
