@@ -19,11 +19,14 @@ AXIS_LABELS = {
 
 
 def _curve(trial, x, y):
-    """The trial's (x, y) points with both values, sorted by x."""
+    """The trial's (x, y) points with both values, sorted by x. A repeated
+    x (a PBT trial that continued from another's checkpoint) keeps its
+    last row."""
     progress = trial.progress
     if x not in progress or y not in progress:
         return np.empty(0), np.empty(0)
-    points = progress[[x, y]].dropna().sort_values(x)
+    points = (progress[[x, y]].dropna().drop_duplicates(x, keep='last')
+              .sort_values(x))
     return points[x].to_numpy(float), points[y].to_numpy(float)
 
 

@@ -81,17 +81,32 @@ def _tune_statuses(trial_folder):
         return {}  # a state file of another Tune version: status from files
 
 
-def _status(folder, progress, tune_statuses):
-    done = (not progress.empty and 'done' in progress
+def _reached_its_end(params, progress):
+    """Whether the trial ran all its epochs (Tune also marks the last
+    result of a trial its scheduler stopped as done)."""
+    if progress.empty:
+        return False
+    n_epochs = params.get('algorithm_params.config.n_epochs')
+    if isinstance(n_epochs, int) and 'epoch' in progress:
+        return progress['epoch'].iloc[-1] >= n_epochs
+    return 'done' in progress and bool(progress['done'].iloc[-1])
+
+
+def _ended(progress):
+    return (not progress.empty and 'done' in progress
             and bool(progress['done'].iloc[-1]))
+
+
+def _status(folder, params, progress, tune_statuses):
     tune_status = tune_statuses.get(os.path.basename(folder))
     if tune_status == 'ERROR' or (
             tune_status is None and os.path.exists(
                 os.path.join(folder, 'error.txt'))):
         return 'error'
-    if done:
+    if _reached_its_end(params, progress):
         return 'done'
-    if tune_status == 'TERMINATED':
+    if tune_status == 'TERMINATED' or (tune_status is None
+                                       and _ended(progress)):
         return 'stopped'  # by the scheduler, before its end
     if tune_status in ('RUNNING', 'PAUSED', 'PENDING'):
         return tune_status.lower()
@@ -129,7 +144,7 @@ def load_trials(paths):
                 statuses[experiment] = _tune_statuses(folder)
             progress = _read_progress(folder)
             trials.append(Trial(folder, params, progress, _status(
-                folder, progress, statuses[experiment])))
+                folder, params, progress, statuses[experiment])))
     return trials
 
 
@@ -151,20 +166,31 @@ def varying_keys(trials):
 
 
 def naming_keys(trials, keys):
-    """The fewest of ``keys`` that still tell the groups apart, so that
-    labels stay short: e.g. two algorithms' experiments differ in every
-    algorithm-specific entry, and the class name alone names them. Entries
-    missing from some trials, and the experiment name, are dropped first."""
+    """``keys`` without those that add nothing to the groups' names: an
+    entry missing from some trials (e.g. one algorithm's own settings when
+    two algorithms are compared: the class name tells them apart), an
+    entry that always goes with another one (the evaluation environment
+    with the training one), and the experiment name, each only when the
+    remaining entries still tell all groups apart."""
     groups = len(_partition(trials, keys))
+
+    def droppable(key, kept):
+        if key == EXPERIMENT_KEY or any(key not in t.params for t in trials):
+            return True
+        alone = _partition(trials, [key])
+        return any(len(_partition(trials, [key, other])) == len(alone)
+                   == len(_partition(trials, [other]))
+                   for other in kept if other != key)
 
     def drop_order(key):
         missing = any(key not in t.params for t in trials)
-        return (key != EXPERIMENT_KEY, not missing, -len(key))
+        return (key != EXPERIMENT_KEY, not missing, -len(key), key)
 
     kept = list(keys)
     for key in sorted(keys, key=drop_order):
         candidate = [k for k in kept if k != key]
-        if len(_partition(trials, candidate)) == groups:
+        if droppable(key, kept) and (
+                len(_partition(trials, candidate)) == groups):
             kept = candidate
     return kept
 
