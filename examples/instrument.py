@@ -163,6 +163,7 @@ def _tune_settings(args, variant_spec):
         },
         'progress_reporter': tune_settings.get_progress_reporter(
             variant_spec, **metric, told_by_tune=optimizes),
+        'reuse_actors': tune_settings.reuses_processes(scheduler),
     }
 
 
@@ -324,7 +325,7 @@ def run_example_local(example_module_name, example_argv=None):
                     args.trial_name_template),
                 # A trial that ends hands its process (TensorFlow imported)
                 # to the next one: ExperimentRunner.reset_config.
-                reuse_actors=True,
+                reuse_actors=settings.get('reuse_actors', True),
                 **settings.get('tune_config', {})),
             run_config=tune.RunConfig(
                 name=experiment_name,

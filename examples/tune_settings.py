@@ -228,6 +228,13 @@ def get_scheduler(args, variant_spec):
                          f"{error or 'invalid settings'}") from None
 
 
+def reuses_processes(scheduler):
+    """Whether a trial's process may go on to another trial (Tune's
+    reuse_actors): yes, except under synchronous PBT, which stalled with it
+    in Ray 2.60."""
+    return not getattr(scheduler, '_synch', False)
+
+
 def prepare_search(args, variant_spec):
     """The search algorithm of ``--search-algorithm`` (None: Tune's random
     and grid search). May replace the spec's random seed, which a

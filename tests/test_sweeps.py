@@ -397,14 +397,18 @@ def test_asha_stops_poor_trials_early_and_loguniform_stays_in_bounds(
 @pytest.mark.slow
 def test_pbt_exploit_continues_from_the_donors_checkpoint_with_the_mutated_learning_rate(  # noqa: E501
         tmp_path):
+    """Two trials, one with 200-step evaluation episodes, whose (negative)
+    returns are always the worse; synchronous PBT compares them at every
+    epoch, so the worse exploits the better at the first."""
     result = run_cli(
         'run_example_local', 'examples.development', *TINY_SWEEP,
         '--n-epochs', '4', '--trial-cpus', '1', '--local-dir', tmp_path,
         '--checkpoint-frequency', '1', '--scheduler', 'pbt',
-        '--config', 'algorithm_params.config.policy_lr={"grid_search": '
-                    '[0.001, 0.0001]}',
+        '--config', 'algorithm_params.config.max_path_length={"grid_search": '
+                    '[25, 200]}',
         '--scheduler-config', json.dumps({
             'perturbation_interval': 100, 'quantile_fraction': 0.5,
+            'synch': True,
             'resample_probability': 0, 'hyperparam_mutations': {
                 'algorithm_params.config.policy_lr': {
                     'loguniform': [1e-6, 1]}}}))
@@ -420,31 +424,43 @@ def test_pbt_exploit_continues_from_the_donors_checkpoint_with_the_mutated_learn
     # PBT's log: one line per exploit, [target, donor, target iteration,
     # donor iteration, donor config, new config].
     experiment = os.path.dirname(trials[0])
-    continued = 0
+    logged = []
     for log in glob.glob(os.path.join(experiment, 'pbt_policy_*.txt')):
-        trial_id = os.path.basename(log)[len('pbt_policy_'):-len('.txt')]
-        (target,) = [t for t in trials if f'id={trial_id}-' in t]
         with open(log) as f:
-            exploits = [json.loads(line) for line in f]
-        for _, _, _, donor_iteration, donor_config, new_config in exploits:
-            new_lr = _policy_lr(new_config)
-            # The mutated value: the donor's x 0.8 or x 1.2.
-            assert any(math.isclose(new_lr, _policy_lr(donor_config) * f,
-                                    rel_tol=1e-9) for f in (0.8, 1.2))
-            # The target's next epoch continues the donor's counters with
-            # the new learning rate in effect. (progress.csv: Tune may lose
-            # result.json lines of a paused trial; progress.csv keeps them,
-            # also the target's own epoch before the exploit.)
-            progress = read_progress(target)
-            after = progress[
-                (progress['training_iteration'] == donor_iteration + 1)
-                & np.isclose(progress['learning_rates/policy_optimizer'],
-                             new_lr, rtol=1e-6)]
-            for _, row in after.iterrows():
-                assert row['epoch'] == donor_iteration + 1
-                assert row['total_timestep'] == 100 * (donor_iteration + 1)
-                continued += 1
-    assert continued >= 1
+            for line in f:
+                *_, donor_config, new_config = json.loads(line)
+                # The mutated value: the donor's x 0.8 or x 1.2.
+                assert any(math.isclose(
+                    _policy_lr(new_config), _policy_lr(donor_config) * factor)
+                    for factor in (0.8, 1.2))
+                logged.append(_policy_lr(new_config))
+    assert logged
+    # In progress.csv (Tune may lose result.json lines of a paused trial),
+    # a trial's learning rate changes only where it exploited another.
+    # The epoch after it trains with the mutated rate, and continues the
+    # donor's counters (a fresh start would count from epoch 1 again).
+    exploits = 0
+    for trial in trials:
+        progress = read_progress(trial)
+        rates = progress['learning_rates/policy_optimizer'].to_numpy()
+        for i in np.flatnonzero(~np.isclose(rates[1:], rates[:-1])) + 1:
+            row = progress.iloc[i]
+            assert any(math.isclose(row['learning_rates/policy_optimizer'],
+                                    lr, rel_tol=1e-6) for lr in logged)
+            # (Tune's training_iteration may count from the donor's last
+            # result rather than its checkpoint: the epoch is what ran.)
+            assert row['epoch'] >= 2
+            assert row['total_timestep'] == 100 * row['epoch']
+            donor_rates = [
+                read_progress(other).query(f'epoch == {row.epoch - 1}')[
+                    'learning_rates/policy_optimizer']
+                for other in trials if other != trial]
+            assert any(math.isclose(row['learning_rates/policy_optimizer'],
+                                    lr * factor, rel_tol=1e-5)
+                       for rates_ in donor_rates for lr in rates_
+                       for factor in (0.8, 1.2))
+            exploits += 1
+    assert exploits >= 1
 
 
 def _policy_lr(config):

@@ -37,7 +37,7 @@ def _summary_parser():
         '(mean ± std over seeds), the steps reached and the trials\' status.')
     parser.add_argument('--metric', default='evaluation/return-mean',
                         help='A progress.csv column (default: %(default)s).')
-    parser.add_argument('--mode', default='max', choices=('max', 'min'),
+    parser.add_argument('--metric-mode', default='max', choices=('max', 'min'),
                         help='Whether the best value is the largest or the '
                              'smallest (default: %(default)s).')
     parser.add_argument('--sort', default=None, metavar='KEY',
@@ -92,9 +92,9 @@ def summary_main(argv=None):
     from .summary import format_summary, sort_summary, summarize
     try:
         summary = summarize(_load(parser, args.paths), args.metric,
-                            args.mode)
+                            args.metric_mode)
         if args.sort:
-            summary = sort_summary(summary, args.sort, args.mode)
+            summary = sort_summary(summary, args.sort, args.metric_mode)
     except (ResultsError, ValueError) as error:
         _fail(parser, error)
     print(format_summary(summary, args.metric))
