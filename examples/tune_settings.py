@@ -25,8 +25,7 @@ DEFAULT_METRIC = 'evaluation/return-mean'
 DEFAULT_MODE = 'max'
 # Schedulers measure a trial's progress in environment steps.
 TIME_ATTRIBUTE = 'total_timestep'
-# Run parameters that do not describe a configuration (the console table
-# and PBT leave them alone).
+# PBT does not mutate the seed, and a model-based search does not search it.
 SEED_KEY = 'run_params.seed'
 # The console table's result columns.
 METRIC_COLUMNS = {'epoch': 'epoch', 'total_timestep': 'steps',
@@ -187,13 +186,20 @@ def _pbt_mutations(variant_spec, given):
     return _nested(mutations)
 
 
-def _scheduler_defaults(name, variant_spec):
-    epoch_length, total = _training_steps(variant_spec)
-    if name == 'asha':
-        return {'max_t': total, 'grace_period': _tenth_of_run(variant_spec),
-                'reduction_factor': 4}
-    return {'perturbation_interval': _tenth_of_run(variant_spec),
-            'quantile_fraction': 0.25, 'resample_probability': 0.25}
+def _scheduler_defaults(name, variant_spec, given):
+    """Defaults of the settings not ``given``; times from the variant's
+    epochs."""
+    fixed = ({'reduction_factor': 4} if name == 'asha' else
+             {'quantile_fraction': 0.25, 'resample_probability': 0.25})
+    timed = (('max_t', 'grace_period') if name == 'asha'
+             else ('perturbation_interval',))
+    if all(key in given for key in timed):
+        return fixed
+    _, total = _training_steps(variant_spec)
+    tenth = _tenth_of_run(variant_spec)
+    times = ({'max_t': total, 'grace_period': min(tenth, total)}
+             if name == 'asha' else {'perturbation_interval': tenth})
+    return {**fixed, **times}
 
 
 def get_scheduler(args, variant_spec):
@@ -211,7 +217,7 @@ def get_scheduler(args, variant_spec):
     scheduler_class = {'asha': ASHAScheduler,
                        'pbt': PopulationBasedTraining}[name]
     settings = {'time_attr': TIME_ATTRIBUTE,
-                **_scheduler_defaults(name, variant_spec), **given}
+                **_scheduler_defaults(name, variant_spec, given), **given}
     if name == 'pbt':
         settings['hyperparam_mutations'] = _pbt_mutations(
             variant_spec, given.get('hyperparam_mutations'))
