@@ -20,5 +20,6 @@ fi
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
+# The sweeps extra (optuna) too, so that the tests cover it.
+.venv/bin/python -m pip install -q -e '.[test,sweeps]'
 echo "softlearning installed in $(pwd)/.venv"

@@ -17,6 +17,8 @@ setup(
         # Launching clusters with the Ray autoscaler from this machine.
         'aws': ['boto3', 'ray[default]==2.60.*'],
         'gcp': ['google-api-python-client', 'ray[default]==2.60.*'],
+        # --search-algorithm optuna
+        'sweeps': ['optuna==5.0.*'],
     },
     entry_points={
         'console_scripts': [

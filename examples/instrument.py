@@ -67,6 +67,13 @@ DEBUG_REFUSED = {
                             "--trial-cpus sets TensorFlow's threads"),
     'gpus': 'it starts Ray only for sampler actors, which use no GPU',
     'resources': 'it starts Ray only for sampler actors, which need none',
+    'sweep': 'a sweep runs many trials',
+    'scheduler': 'it runs one trial, to its end',
+    'scheduler_config': 'it runs one trial, to its end',
+    'search_algorithm': 'it runs one trial',
+    'metric': 'it does not run Tune',
+    'metric_mode': 'it does not run Tune',
+    'max_concurrent_trials': 'it runs one trial',
 }
 
 # Options run_example_local and run_example_cluster cannot honour.
@@ -118,7 +125,13 @@ def parse_example(example_module_name, example_argv, mode,
     example = _load_example(example_module_name)
     parser = example.get_parser()
     parser.prog = f'softlearning run_example_{mode} {example_module_name}'
+    from examples import tune_settings
+    try:
+        sweep_config = tune_settings.apply_sweep_file(parser, example_argv)
+    except tune_settings.SweepError as error:
+        raise ExampleError(str(error)) from None
     args = parser.parse_args(example_argv)
+    args.sweep_config = sweep_config
     _check_refused_options(parser, args, mode)
     for name, default in LOCAL_DEFAULTS.items():
         if getattr(args, name, None) is None:
@@ -143,12 +156,42 @@ def parse_example(example_module_name, example_argv, mode,
     if check_storage:
         _check_storage_option(args, variant_spec)
     args.restore_experiment = _check_restore(args, variant_spec)
+    if mode == 'local' and not args.restore_experiment:
+        try:
+            args.tune_settings = _tune_settings(args, variant_spec)
+        except tune_settings.SweepError as error:
+            raise ExampleError(str(error)) from None
     if mode == 'debug' and args.restore_experiment:
         raise ExampleError(
             f"--restore {args.restore}: an experiment folder is resumed by "
             "run_example_local; run_example_debug starts from a checkpoint "
             "folder (e.g. .../<trial>/checkpoint_000000).")
     return example, args, variant_spec
+
+
+def _tune_settings(args, variant_spec):
+    """Scheduler, search algorithm, metric and console table of a sweep,
+    checked before Ray starts."""
+    if not hasattr(args, 'scheduler'):  # an example without sweep options
+        return {}
+    from examples import tune_settings
+    tune_settings.check_metric(args.metric)
+    search_alg = tune_settings.prepare_search(args, variant_spec)
+    scheduler = tune_settings.get_scheduler(args, variant_spec)
+    # Tune checks every result for the metric when it optimizes it, and
+    # then tells the console table itself.
+    optimizes = scheduler is not None or search_alg is not None
+    metric = {'metric': args.metric, 'mode': args.metric_mode}
+    return {
+        'tune_config': {
+            'scheduler': scheduler, 'search_alg': search_alg,
+            'max_concurrent_trials': args.max_concurrent_trials,
+            **(metric if optimizes else {}),
+        },
+        'progress_reporter': tune_settings.get_progress_reporter(
+            variant_spec, **metric, told_by_tune=optimizes),
+        'reuse_actors': tune_settings.reuses_processes(scheduler),
+    }
 
 
 def _notice(message):
@@ -363,6 +406,7 @@ def _run_experiment(example, args, variant_spec, start_ray):
                 args.restore_experiment, trainable,
                 resume_unfinished=True, resume_errored=True)
             return _report(tuner.fit(), args.restore_experiment)
+        settings = getattr(args, 'tune_settings', {})
         tuner = tune.Tuner(
             trainable,
             param_space=variant_spec,
@@ -371,7 +415,11 @@ def _run_experiment(example, args, variant_spec, start_ray):
                 trial_name_creator=_trial_name_creator(
                     args.trial_name_template),
                 trial_dirname_creator=_trial_name_creator(
-                    args.trial_name_template)),
+                    args.trial_name_template),
+                # A trial that ends hands its process (TensorFlow imported)
+                # to the next one: ExperimentRunner.reset_config.
+                reuse_actors=settings.get('reuse_actors', True),
+                **settings.get('tune_config', {})),
             run_config=tune.RunConfig(
                 name=experiment_name,
                 storage_path=storage_path,
@@ -380,6 +428,7 @@ def _run_experiment(example, args, variant_spec, start_ray):
                     checkpoint_at_end=run_params['checkpoint_at_end']),
                 failure_config=tune.FailureConfig(
                     max_failures=args.max_failures),
+                progress_reporter=settings.get('progress_reporter'),
                 verbose=args.verbose))
         results = tuner.fit()
     finally:

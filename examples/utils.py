@@ -4,6 +4,7 @@ import argparse
 import json
 import os
 
+from examples import tune_settings
 from softlearning.environments import UNIVERSES
 
 DEFAULT_TRIAL_NAME_TEMPLATE = 'id={trial.trial_id}-seed={trial.config[run_params][seed]}'
@@ -105,6 +106,47 @@ def add_sampling_options(parser):
                             'examples/curriculum/.')
 
 
+def add_sweep_options(parser):
+    group = parser.add_argument_group(
+        'sweeps (see the README\'s "Sweeps" section and examples/sweeps/)')
+    group.add_argument('--sweep', type=str, default=None, metavar='FILE',
+                       help='JSON (or YAML) file with --config overrides '
+                            'under "config" and other options by name, e.g. '
+                            '"num_samples", "scheduler"; command-line '
+                            'options win over it.')
+    group.add_argument('--scheduler', type=str, default='fifo',
+                       choices=tune_settings.SCHEDULERS,
+                       help='Trial scheduler on --metric: fifo runs every '
+                            'trial to its end, asha stops poor trials early, '
+                            'pbt (population-based training) copies good '
+                            'trials into poor ones and perturbs their '
+                            'hyperparameters (default: %(default)s).')
+    group.add_argument('--scheduler-config', type=json_dict,
+                       default=None, metavar='JSON',
+                       help='Keyword arguments of the scheduler, e.g. '
+                            '\'{"grace_period": 2000}\' (asha) or '
+                            '\'{"perturbation_interval": 5000}\' (pbt); '
+                            'times count environment steps.')
+    group.add_argument('--search-algorithm', type=str, default='random',
+                       choices=tune_settings.SEARCH_ALGORITHMS,
+                       help="How configurations are drawn: random (and "
+                            "grids), or optuna's model-based search (pip "
+                            "install -e '.[sweeps]'). Default: %(default)s.")
+    group.add_argument('--metric', type=str,
+                       default=tune_settings.DEFAULT_METRIC,
+                       help='Result that schedulers and search algorithms '
+                            'optimize (default: %(default)s).')
+    group.add_argument('--metric-mode', type=str,
+                       default=tune_settings.DEFAULT_MODE,
+                       choices=('max', 'min'),
+                       help='Maximize or minimize --metric (default: '
+                            '%(default)s).')
+    group.add_argument('--max-concurrent-trials', type=positive_int,
+                       default=None, metavar='N',
+                       help='Run at most N trials at a time (default: as '
+                            'many as the CPUs allow).')
+
+
 def get_parser(algorithms=('SAC',), policies=('gaussian',)):
     parser = argparse.ArgumentParser(
         description='Train a maximum-entropy RL agent as a Ray Tune experiment.',
@@ -136,8 +178,10 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        default=[], metavar='KEY=VALUE',
                        help='Override any variant entry by its dotted path, '
                             'e.g. algorithm_params.config.discount=0.98. '
-                            'VALUE is JSON; {"grid_search": [...]} makes a '
-                            'Tune grid search. Repeatable.')
+                            'VALUE is JSON; a search space makes a sweep: '
+                            '{"grid_search": [...]}, {"choice": [...]}, '
+                            '{"uniform": [low, high]}, {"loguniform": [low, '
+                            'high]}, {"randint": [low, high]}. Repeatable.')
     group.add_argument('--mode', type=str, default=None,
                        choices=('local', 'debug'),
                        help="'debug' shrinks epochs so bugs show in seconds "
@@ -165,7 +209,8 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                             'HOST:PORT (default: RAY_ADDRESS, else the '
                             'cluster of this machine).')
     group.add_argument('--num-samples', type=positive_int, default=1,
-                       help='Trials per variant (each with its own seed).')
+                       help='Trials per grid point (each with its own seed, '
+                            'and its own draw of random search spaces).')
     group.add_argument('--trial-name-template', type=str,
                        default=DEFAULT_TRIAL_NAME_TEMPLATE,
                        help='Python format string of a trial name '
@@ -190,6 +235,7 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        help='Tune verbosity (default: 1).')
 
     add_sampling_options(parser)
+    add_sweep_options(parser)
 
     group = parser.add_argument_group('resources')
     group.add_argument('--cpus', type=int, default=None,

@@ -42,18 +42,22 @@ def test_main_script_help():
      "Unknown dm_control task 'walk' for domain 'cheetah'. Valid tasks: run"),
     (['--universe', 'pybullet', '--domain', 'Cheetah', '--task', 'v0'],
      "Unknown pybullet domain 'Cheetah'"),
+    # A misspelled constructor argument, before Ray starts (not a trial
+    # dying with a TypeError --max-failures times).
     (['--config', 'algorithm_params.config.discont=0.9'],
-     'algorithm_params.config.discont is not a parameter of SAC; valid keys: '
-     'Q_lr, alpha_lr,'),
+     "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
+     "alpha_lr, batch_size, discount, "),
     (['--config', 'algorithm_params.config.value_n_particles=16'],
-     'algorithm_params.config.value_n_particles is not a parameter of SAC'),
+     "Unknown key 'value_n_particles' in algorithm_params.config: SAC "
+     "accepts"),
     (['--algorithm', 'SQL', '--config', 'algorithm_params.config.alpha_lr=1'],
-     'algorithm_params.config.alpha_lr is not a parameter of SQL; valid keys: '
-     'Q_lr, batch_size,'),
+     "Unknown key 'alpha_lr' in algorithm_params.config: SQL accepts Q_lr, "
+     "batch_size,"),
     (['--algorithm', 'SQL', '--policy', 'gaussian'],
      '--algorithm SQL cannot train --policy gaussian; valid policies for '
      'SQL: sampling'),
     (['--algorithm', 'TD3'], "invalid choice: 'TD3' (choose from 'SAC', 'SQL')"),
+    (['--scheduler', 'hyperband'], "invalid choice: 'hyperband'"),
     (['--config', 'algorithm_parms.x=1'], "Unknown variant key 'algorithm_parms'"),
     (['--resources-per-trial', '{cpu: 1}'], 'invalid JSON'),
     (['--checkpoint-at-end', 'maybe'], "invalid boolean value 'maybe'"),

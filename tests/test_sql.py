@@ -292,19 +292,3 @@ def test_sql_refuses_a_policy_without_particles():
         algorithms.get({'class_name': 'SQL', 'config': {}},
                        training_environment=env, policy=gaussian, Qs=(),
                        pool=None, sampler=None)
-
-
-def test_config_keys_read_from_source_match_the_constructors():
-    """``config_keys`` reads signatures without importing TensorFlow; it
-    must agree with the imported classes."""
-    import inspect
-    for name in algorithms.ALGORITHMS:
-        expected = set()
-        for cls in algorithms.get_algorithm_class(name).__mro__:
-            if '__init__' in vars(cls) and cls is not object:
-                expected |= set(inspect.signature(cls.__init__).parameters)
-        expected -= {'self', 'kwargs', *algorithms.COMPONENT_ARGUMENTS}
-        assert set(algorithms.config_keys(name)) == expected, name
-    assert 'value_n_particles' in algorithms.config_keys('SQL')
-    assert 'value_n_particles' not in algorithms.config_keys('SAC')
-    assert 'alpha_lr' not in algorithms.config_keys('SQL')

@@ -19,6 +19,7 @@ tf = import_tensorflow()
 
 import numpy as np  # noqa: E402
 import ray  # noqa: E402
+import tf_keras as keras  # noqa: E402
 from ray import tune  # noqa: E402
 
 from softlearning import (  # noqa: E402
@@ -41,6 +42,37 @@ def set_tensorflow_threads(num_threads):
         pass
 
 
+def optimizers(algorithm):
+    """{name: optimizer} of the algorithm's checkpointed optimizers."""
+    return {name: saveable
+            for name, saveable in algorithm.tf_saveables().items()
+            if isinstance(saveable, keras.optimizers.Optimizer)}
+
+
+def learning_rates(algorithm):
+    """{optimizer name: learning rate in effect}, for the results."""
+    return {name: float(optimizer.learning_rate)
+            for name, optimizer in optimizers(algorithm).items()}
+
+
+def keep_learning_rates(algorithm, restore):
+    """Runs ``restore()`` (a checkpoint read), then puts back the learning
+    rates the optimizers had before it.
+
+    A checkpoint restores an optimizer's state (its step count and moment
+    estimates) and also its learning-rate variable. The learning rates come
+    from the variant instead: a trial that starts from another trial's
+    checkpoint with a new learning rate (PBT's exploit, --restore with
+    --config ..._lr=...) trains with the new one."""
+    before = {name: float(optimizer.learning_rate)
+              for name, optimizer in optimizers(algorithm).items()
+              if isinstance(optimizer.learning_rate, tf.Variable)}
+    restore()
+    for name, optimizer in optimizers(algorithm).items():
+        if name in before:
+            optimizer.learning_rate.assign(before[name])
+
+
 def format_progress(diagnostics, n_epochs):
     """One line per epoch, so a run's progress reads at a glance."""
     evaluation = diagnostics.get('evaluation', {})
@@ -61,11 +93,21 @@ class ExperimentRunner(tune.Trainable):
     runs one epoch per ``step``."""
 
     def setup(self, config):
-        variant = self._variant = config
+        set_tensorflow_threads(config['run_params'].get('tf_num_threads'))
+        self._start(config)
+
+    def reset_config(self, new_config):
+        """Tune reuses this process for another trial, or for this trial
+        with a new config (PBT): everything is built anew from it."""
+        self.sampler.close()
+        self._start(new_config)
+        return True
+
+    def _start(self, variant):
+        self._variant = variant
         run_params = variant['run_params']
         self._seed = int(run_params['seed'])
         set_seed(self._seed)
-        set_tensorflow_threads(run_params.get('tf_num_threads'))
         tf.config.run_functions_eagerly(bool(run_params.get('run_eagerly')))
         self._build(variant)
         if run_params.get('restore'):
@@ -133,6 +175,7 @@ class ExperimentRunner(tune.Trainable):
         if self._train_generator is None:
             self._train_generator = self.algorithm.train()
         diagnostics = next(self._train_generator)
+        diagnostics['learning_rates'] = learning_rates(self.algorithm)
         print(format_progress(diagnostics, self._n_epochs), flush=True)
         if ray.is_initialized():
             # Which node of a cluster the trial ran on.
@@ -219,8 +262,9 @@ class ExperimentRunner(tune.Trainable):
             self.sampler.close()
             self._build(self._variant)  # restore into fresh components
         checkpoint = tf.train.Checkpoint(**self.algorithm.tf_saveables())
-        checkpoint.read(os.path.join(
-            checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)).assert_consumed()
+        keep_learning_rates(self.algorithm, lambda: checkpoint.read(
+            os.path.join(checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)
+        ).assert_consumed())
         self.policy.refresh_numpy_weights()
         self.algorithm.set_state(state['algorithm'])
         self.sampler.set_state(state['sampler'])

@@ -9,8 +9,11 @@ import copy
 
 from ray import tune
 
+from examples.search_spaces import to_search_space
 from softlearning import curriculum
 from softlearning.environments import resolve_task
+
+from .config_keys import check_config_keys
 
 DEFAULT_KEY = '__default__'
 
@@ -252,9 +255,11 @@ def get_variant_spec_base(args, universe, domain, task):
     }
 
 
-def set_by_path(variant_spec, dotted_key, value):
+def set_by_path(variant_spec, dotted_key, value, source='--config'):
     """Sets ``variant_spec['a']['b']`` from 'a.b'; unknown keys are an error
-    naming the valid ones (new keys are allowed only inside a 'config')."""
+    naming the valid ones (new keys are allowed only inside a 'config', and
+    checked against the constructor by ``check_config_keys``). A search
+    space value (see examples/search_spaces.py) becomes Tune's."""
     keys = dotted_key.split('.')
     node = variant_spec
     for depth, key in enumerate(keys[:-1]):
@@ -262,17 +267,15 @@ def set_by_path(variant_spec, dotted_key, value):
             valid = sorted(node) if isinstance(node, dict) else []
             raise ValueError(
                 f"Unknown variant key '{'.'.join(keys[:depth + 1])}' in "
-                f"--config {dotted_key}; valid keys here: {valid}")
+                f"{source} {dotted_key}; valid keys here: {valid}")
         node = node[key]
     last = keys[-1]
     if not isinstance(node, dict) or (
             last not in node and keys[-2:-1] != ['config']):
         valid = sorted(node) if isinstance(node, dict) else []
-        raise ValueError(f"Unknown variant key '{dotted_key}' in --config; "
+        raise ValueError(f"Unknown variant key '{dotted_key}' in {source}; "
                          f"valid keys here: {valid}")
-    if isinstance(value, dict) and set(value) == {'grid_search'}:
-        value = tune.grid_search(value['grid_search'])
-    node[last] = value
+    node[last] = to_search_space(f'{source} {dotted_key}', value)
 
 
 def get_variant_spec(args):
@@ -293,27 +296,14 @@ def get_variant_spec(args):
     if getattr(args, 'curriculum', None):
         variant_spec['curriculum'] = curriculum.load_curriculum_file(
             args.curriculum)
+    # A sweep file's overrides first, so that --config wins over them.
+    for key, value in getattr(args, 'sweep_config', None) or ():
+        set_by_path(variant_spec, key, value, source=f'--sweep {args.sweep}:')
     for key, value in args.config:
         set_by_path(variant_spec, key, value)
-    validate_algorithm_params(variant_spec)
     validate_curriculum(variant_spec)
+    check_config_keys(variant_spec)
     return variant_spec
-
-
-def validate_algorithm_params(variant_spec):
-    """A config key the algorithm does not take (e.g. an SQL-only parameter
-    given to SAC) fails here, before Ray starts, naming the valid keys."""
-    params = variant_spec['algorithm_params']
-    class_name = params['class_name']
-    if not isinstance(class_name, str):
-        return  # a search space over algorithms: each trial checks its own
-    from softlearning import algorithms
-    valid = algorithms.config_keys(class_name)
-    unknown = sorted(set(params.get('config', {})) - set(valid))
-    if unknown:
-        raise ValueError(
-            f"algorithm_params.config.{unknown[0]} is not a parameter of "
-            f"{class_name}; valid keys: {', '.join(sorted(valid))}")
 
 
 def set_parallel_sampling(variant_spec, args):

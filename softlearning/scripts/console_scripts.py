@@ -9,6 +9,8 @@
     softlearning simulate CHECKPOINT [options]         run (and film) a policy
     softlearning export CHECKPOINT OUT_DIR             policy as a SavedModel
     softlearning plot-policy CHECKPOINT [options]      sampled actions as a PNG
+    softlearning summary DIR... [options]              table: one row per configuration
+    softlearning plot DIR... -o FILE.png [options]     learning curves, mean +- std over seeds
 """
 
 import argparse
@@ -40,6 +42,14 @@ CHECKPOINT_COMMANDS = {
                    'a few states (PNG).',
 }
 
+# Commands over results folders: they parse their own options too.
+RESULTS_COMMANDS = {
+    'summary': 'Table of a sweep\'s results: one row per configuration, '
+               'mean +- std over seeds.',
+    'plot': 'Learning curves of one or more experiments (mean +- std over '
+            'seeds) as an image.',
+}
+
 
 def get_parser():
     parser = argparse.ArgumentParser(
@@ -56,7 +66,8 @@ def get_parser():
                                           add_help=False)
         subparser.add_argument('example_module_name', metavar='EXAMPLE',
                                help='Example module, e.g. examples.development')
-    for name, help_text in CHECKPOINT_COMMANDS.items():
+    for name, help_text in {**CHECKPOINT_COMMANDS,
+                            **RESULTS_COMMANDS}.items():
         subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
 
@@ -74,6 +85,11 @@ def main(argv=None):
         from examples.development import simulate_policy
         function = (simulate_policy.main if argv[0] == 'simulate'
                     else simulate_policy.export_main)
+        return function(argv[1:])
+    if argv[0] in RESULTS_COMMANDS:
+        from softlearning.analysis import commands
+        function = (commands.summary_main if argv[0] == 'summary'
+                    else commands.plot_main)
         return function(argv[1:])
     # The example parses its own options; only COMMAND EXAMPLE are ours.
     if argv[0] in COMMANDS and (len(argv) < 2 or argv[1].startswith('-')):

@@ -4,11 +4,12 @@ tuple of Q-functions (two for the default twin)."""
 from softlearning.utils.registry import lookup
 
 from .feedforward_q_function import (FeedforwardQFunction,
-                                     double_feedforward_Q_function)
+                                     double_feedforward_Q_function,
+                                     feedforward_Q_function)
 
 VALUE_FUNCTIONS = {
     'double_feedforward_Q_function': double_feedforward_Q_function,
-    'feedforward_Q_function': lambda *a, **k: (FeedforwardQFunction(*a, **k),),
+    'feedforward_Q_function': feedforward_Q_function,
 }
 
 
@@ -20,4 +21,5 @@ def get(params, env):
         **params.get('config', {}))
 
 
-__all__ = ['FeedforwardQFunction', 'double_feedforward_Q_function', 'get']
+__all__ = ['FeedforwardQFunction', 'VALUE_FUNCTIONS',
+           'double_feedforward_Q_function', 'feedforward_Q_function', 'get']

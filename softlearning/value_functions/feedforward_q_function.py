@@ -53,3 +53,14 @@ def double_feedforward_Q_function(*args, **kwargs):
     """Twin Q-functions (clipped double Q-learning takes their minimum)."""
     return tuple(FeedforwardQFunction(*args, name=f'Q{i}', **kwargs)
                  for i in range(2))
+
+
+def feedforward_Q_function(*args, **kwargs):
+    """One Q-function, as a tuple like the twin's."""
+    return (FeedforwardQFunction(*args, **kwargs),)
+
+
+# Both take FeedforwardQFunction's arguments; __wrapped__ says so to
+# inspect.signature (and to the check of variant config keys).
+double_feedforward_Q_function.__wrapped__ = FeedforwardQFunction
+feedforward_Q_function.__wrapped__ = FeedforwardQFunction

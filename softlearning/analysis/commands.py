@@ -1,0 +1,119 @@
+"""``softlearning summary`` and ``softlearning plot``."""
+
+import argparse
+import os
+
+from .results import ResultsError
+
+RESULTS_HELP = ('Experiment folders, trial folders, or folders above them '
+                '(e.g. ~/ray_results/gym/Pendulum/v1/<experiment>).')
+
+
+def _size(value):
+    try:
+        width, height = (int(part) for part in value.lower().split('x'))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected WIDTHxHEIGHT in pixels, e.g. 800x500, got '{value}'"
+        ) from None
+    if width < 100 or height < 100:
+        raise argparse.ArgumentTypeError(
+            f"{value}: width and height must be at least 100 pixels")
+    return width, height
+
+
+def _results_parser(command, description):
+    parser = argparse.ArgumentParser(prog=f'softlearning {command}',
+                                     description=description)
+    parser.add_argument('paths', nargs='+', metavar='DIR', help=RESULTS_HELP)
+    return parser
+
+
+def _summary_parser():
+    parser = _results_parser(
+        'summary',
+        'One row per configuration of the trials found: the entries that '
+        'vary between them, the number of seeds, the final and best metric '
+        '(mean ± std over seeds), the steps reached and the trials\' status.')
+    parser.add_argument('--metric', default='evaluation/return-mean',
+                        help='A progress.csv column (default: %(default)s).')
+    parser.add_argument('--metric-mode', default='max', choices=('max', 'min'),
+                        help='Whether the best value is the largest or the '
+                             'smallest (default: %(default)s).')
+    parser.add_argument('--sort', default=None, metavar='KEY',
+                        help='Order rows by final, best, steps, seeds, or a '
+                             'varying entry (default: by the entries).')
+    parser.add_argument('--csv', default=None, metavar='FILE',
+                        help='Also write the table (full names, separate '
+                             'mean and std columns) to FILE.')
+    return parser
+
+
+def _plot_parser():
+    parser = _results_parser(
+        'plot',
+        'Learning curves of the trials found: one line per configuration, '
+        'the mean over its seeds with a band of ± one standard deviation. '
+        'Several folders share one figure (e.g. SAC and SQL, or two sweeps).')
+    parser.add_argument('-o', '--output', required=True, metavar='FILE',
+                        help='Image file to write, e.g. curves.png (the '
+                             'format follows the extension: png, pdf, svg).')
+    parser.add_argument('-x', '--x', default='total_timestep',
+                        help='progress.csv column on the x axis (default: '
+                             '%(default)s; e.g. epoch, time_total_s).')
+    parser.add_argument('-y', '--y', default='evaluation/return-mean',
+                        help='progress.csv column on the y axis (default: '
+                             '%(default)s).')
+    parser.add_argument('--title', default=None,
+                        help='Figure title (default: environment and y).')
+    parser.add_argument('--size', type=_size, default=(800, 500),
+                        metavar='WxH',
+                        help='Image size in pixels (default: 800x500).')
+    parser.add_argument('--dpi', type=int, default=100,
+                        help='Dots per inch (default: %(default)s).')
+    return parser
+
+
+def _fail(parser, error):
+    parser.exit(2, f"{parser.prog}: error: {error}\n")
+
+
+def _load(parser, paths):
+    from .results import load_trials
+    for path in paths:
+        if not os.path.isdir(os.path.expanduser(path)):
+            _fail(parser, f"no such folder: {path}")
+    return load_trials([os.path.expanduser(path) for path in paths])
+
+
+def summary_main(argv=None):
+    parser = _summary_parser()
+    args = parser.parse_args(argv)
+    from .summary import format_summary, sort_summary, summarize
+    try:
+        summary = summarize(_load(parser, args.paths), args.metric,
+                            args.metric_mode)
+        if args.sort:
+            summary = sort_summary(summary, args.sort, args.metric_mode)
+    except (ResultsError, ValueError) as error:
+        _fail(parser, error)
+    print(format_summary(summary, args.metric))
+    if args.csv:
+        summary.to_csv(args.csv, index=False)
+        print(f"\nWrote {args.csv}")
+    return 0
+
+
+def plot_main(argv=None):
+    parser = _plot_parser()
+    args = parser.parse_args(argv)
+    from .plot import plot_learning_curves, save_figure
+    try:
+        figure = plot_learning_curves(
+            _load(parser, args.paths), x=args.x, y=args.y, title=args.title,
+            size=args.size, dpi=args.dpi)
+        save_figure(figure, args.output)
+    except (ResultsError, ValueError) as error:
+        _fail(parser, error)
+    print(f"Wrote {args.output}")
+    return 0

@@ -1,0 +1,489 @@
+"""Sweeps: search spaces, sweep files, config-key checks, schedulers and
+search algorithms, end to end through the command line."""
+
+import glob
+import json
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from ray import tune
+
+from checkpoint_helpers import make_runner, tiny_variant
+from conftest import REPO_ROOT, read_progress, run_cli, trial_dirs
+from examples.search_spaces import to_search_space
+
+TINY_SWEEP = ['--n-epochs', '2', '--epoch-length', '100',
+              '--max-path-length', '50', '--cpus', '2', '--trial-cpus', '0.5',
+              '--checkpoint-at-end', 'False',
+              '--config', 'algorithm_params.config.n_initial_exploration_steps=50',
+              '--config', 'algorithm_params.config.batch_size=32',
+              '--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
+              '--config', 'Q_params.config.hidden_layer_sizes=[16,16]',
+              '--config', 'algorithm_params.config.eval_n_episodes=1']
+
+
+def _parse(*argv):
+    from examples.instrument import parse_example
+    _, args, variant_spec = parse_example('examples.development',
+                                          [str(a) for a in argv], 'local')
+    return args, variant_spec
+
+
+def _params(trial_dir):
+    with open(os.path.join(trial_dir, 'params.json')) as f:
+        return json.load(f)
+
+
+def _results(trial_dir):
+    with open(os.path.join(trial_dir, 'result.json')) as f:
+        return [json.loads(line) for line in f]
+
+
+# Search spaces ------------------------------------------------------------------
+
+@pytest.mark.parametrize('value, kind', [
+    ({'choice': [1, 2]}, tune.search.sample.Categorical),
+    ({'uniform': [0.1, 0.2]}, tune.search.sample.Float),
+    ({'loguniform': [1e-4, 1e-2]}, tune.search.sample.Float),
+    ({'randint': [1, 5]}, tune.search.sample.Integer),
+])
+def test_search_spaces_map_to_tunes(value, kind):
+    space = to_search_space('key', value)
+    assert isinstance(space, kind)
+    low, high = next(iter(value.values()))[:2]
+    for sample in space.sample(size=50):
+        assert (sample in (1, 2)) if 'choice' in value else low <= sample <= high
+
+
+def test_grid_search_and_plain_values():
+    assert to_search_space('k', {'grid_search': [1, 2]}) == {
+        'grid_search': [1, 2]}
+    assert to_search_space('k', {'mass': 1.5}) == {'mass': 1.5}
+    assert to_search_space('k', [1, 2]) == [1, 2]
+
+
+@pytest.mark.parametrize('value, reason', [
+    ({'loguniform': [0, 1]}, 'loguniform bounds must be positive'),
+    ({'uniform': [1]}, '"uniform" needs two numbers [low, high]'),
+    ({'uniform': [2, 1]}, 'low must be less than high'),
+    ({'randint': [0.5, 3]}, '"randint" needs two integers'),
+    ({'choice': []}, '"choice" needs a non-empty list'),
+    ({'grid_serch': [1, 2]}, 'did you mean "grid_search"?'),
+])
+def test_a_malformed_search_space_names_the_forms(value, reason):
+    with pytest.raises(ValueError) as error:
+        to_search_space('--config a.b', value)
+    message = str(error.value)
+    assert reason in message
+    assert message.startswith('Bad search space for --config a.b')
+    for form in ('grid_search', 'choice', 'uniform', 'loguniform',
+                 'randint'):
+        assert f'{{"{form}": ' in message
+
+
+# Config keys against constructors ---------------------------------------------------
+
+def test_accepted_keywords_follow_kwargs_to_base_classes():
+    from softlearning.algorithms import SAC
+    from softlearning.utils.signatures import accepted_keywords
+    from softlearning.value_functions import double_feedforward_Q_function
+    accepted = accepted_keywords(SAC)
+    assert {'discount', 'tau', 'policy_lr'} <= accepted  # SAC's own
+    assert {'n_epochs', 'batch_size', 'fused_steps'} <= accepted  # base's
+    assert 'discont' not in accepted
+    assert 'hidden_layer_sizes' in accepted_keywords(
+        double_feedforward_Q_function)
+    assert accepted_keywords(lambda **kwargs: None) is None
+
+
+def _parse_error(capsys, *argv):
+    """The one-line error of a command line that parse_example refuses."""
+    from examples.instrument import ExampleError
+    try:
+        _parse(*argv)
+    except SystemExit as exit_:  # parser.error: usage, then the message
+        assert exit_.code == 2
+        return capsys.readouterr().err.splitlines()[-1]
+    except ExampleError as error:  # reported by the command in one line
+        return str(error)
+    raise AssertionError(f'{argv} was accepted')
+
+
+@pytest.mark.parametrize('key, message', [
+    ('algorithm_params.config.discont=0.9',
+     "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
+     "alpha_lr, batch_size, discount, epoch_length, eval_deterministic, "
+     "eval_n_episodes, fused_steps, initial_alpha, jit_compile, "
+     "max_path_length, min_pool_size, n_epochs, n_initial_exploration_steps, "
+     "n_train_repeat, policy_lr, reward_scale, target_entropy, "
+     "target_update_interval, tau, train_every_n_steps. Did you mean "
+     "'discount'?"),
+    ('Q_params.config.hidden_layer_size=[8]',
+     "Did you mean 'hidden_layer_sizes'?"),
+    ('replay_pool_params.config.max_sise=10',
+     "SimpleReplayPool accepts max_size."),
+    ('sampler_params.config.max_path=10',
+     "SimpleSampler accepts max_path_length, store_last_n_paths."),
+    ('exploration_policy_params.config.scale=2', "UniformPolicy accepts "),
+    ('algorithm_params.config.pool=1', "the runner sets 'pool'"),
+    ('algorithm_params.class_name=SACC', "Unknown algorithm 'SACC'"),
+    ('algorithm_params.config.taus={"loguniform": [0.001, 0.1]}',
+     "Unknown key 'taus' in algorithm_params.config"),
+])
+def test_config_keys_are_checked_against_the_constructor(key, message,
+                                                          capsys):
+    assert message in _parse_error(capsys, '--config', key)
+
+
+# Sweep files -------------------------------------------------------------------
+
+def test_sweep_file_options_and_overrides_with_the_command_line_winning(
+        tmp_path):
+    sweep = tmp_path / 'sweep.json'
+    sweep.write_text(json.dumps({
+        'domain': 'Pendulum', 'n_epochs': 3, 'num_samples': 4,
+        'scheduler': 'asha', 'metric_mode': 'max',
+        'config': {
+            'algorithm_params.config.policy_lr': {'loguniform': [1e-4,
+                                                                 1e-2]},
+            'algorithm_params.config.tau': {'choice': [0.005, 0.02]}}}))
+    args, spec = _parse('--sweep', sweep, '--num-samples', '2',
+                        '--config', 'algorithm_params.config.tau=0.01')
+    assert args.num_samples == 2  # the command line wins
+    assert args.scheduler == 'asha' and args.n_epochs == 3
+    config = spec['algorithm_params']['config']
+    assert config['tau'] == 0.01
+    assert isinstance(config['policy_lr'], tune.search.sample.Float)
+    assert config['n_epochs'] == 3
+
+
+def test_yaml_sweep_file_in_examples():
+    args, spec = _parse('--sweep', os.path.join(
+        REPO_ROOT, 'examples', 'sweeps', 'pendulum_pbt.yaml'))
+    assert args.scheduler == 'pbt'
+    scheduler = args.tune_settings['tune_config']['scheduler']
+    assert scheduler._perturbation_interval == 2000
+    assert set(scheduler._hyperparam_mutations['algorithm_params'][
+        'config']) == {'policy_lr', 'Q_lr'}
+
+
+@pytest.mark.parametrize('name', sorted(
+    os.path.basename(path) for path in glob.glob(
+        os.path.join(REPO_ROOT, 'examples', 'sweeps', '*'))))
+def test_every_example_sweep_parses(name):
+    args, spec = _parse('--sweep', os.path.join(REPO_ROOT, 'examples',
+                                                'sweeps', name))
+    assert args.num_samples > 1
+
+
+def test_pbt_mutates_learning_rates_by_default():
+    args, _ = _parse('--scheduler', 'pbt')
+    scheduler = args.tune_settings['tune_config']['scheduler']
+    mutations = scheduler._hyperparam_mutations
+    assert set(mutations['algorithm_params']['config']) == {
+        'policy_lr', 'Q_lr', 'alpha_lr'}
+
+
+def test_the_seed_is_not_searched_by_optuna():
+    pytest.importorskip('optuna')
+    args, spec = _parse('--search-algorithm', 'optuna', '--config',
+                        'algorithm_params.config.tau={"uniform": [0.001, '
+                        '0.1]}')
+    searcher = args.tune_settings['tune_config']['search_alg']
+    assert spec['run_params']['seed'] is None  # drawn per trial instead
+    searcher.set_search_properties('evaluation/return-mean', 'max', spec)
+    suggestion = searcher.suggest('trial_1')
+    assert 0.001 <= suggestion['algorithm_params']['config']['tau'] <= 0.1
+    assert 0 <= suggestion['run_params']['seed'] < 10000
+
+
+@pytest.mark.parametrize('args, message', [
+    (['--scheduler', 'hyperband'],
+     "argument --scheduler: invalid choice: 'hyperband' (choose from 'fifo', "
+     "'asha', 'pbt')"),
+    (['--search-algorithm', 'bayes'],
+     "argument --search-algorithm: invalid choice: 'bayes' (choose from "
+     "'random', 'optuna')"),
+    (['--config', 'algorithm_params.confg.tau={"choice": [0.1]}'],
+     "Unknown variant key 'algorithm_params.confg'"),
+    (['--config', 'run_params.sed={"choice": [1, 2]}'],
+     "Unknown variant key 'run_params.sed' in --config"),
+    (['--scheduler', 'asha', '--scheduler-config', '{"grace": 1}'],
+     "--scheduler-config: asha takes no 'grace'; it takes brackets, "),
+    (['--scheduler', 'pbt', '--scheduler-config',
+      '{"hyperparam_mutations": {"algorithm_params.config.lr": [1, 2]}}'],
+     "cannot mutate 'algorithm_params.config.lr'"),
+    (['--search-algorithm', 'optuna', '--config',
+      'run_params.seed={"grid_search": [1, 2]}'],
+     '--search-algorithm optuna cannot search a grid (run_params.seed)'),
+    (['--search-algorithm', 'optuna'],
+     '--search-algorithm optuna needs a search space'),
+    (['--scheduler', 'pbt', '--search-algorithm', 'optuna'],
+     '--scheduler pbt chooses configurations itself'),
+])
+def test_bad_sweep_input_is_one_clear_error(args, message, capsys):
+    assert message in _parse_error(capsys, *args)
+
+
+def test_bad_sweep_files_through_the_command_line(tmp_path):
+    broken = tmp_path / 'broken.json'
+    broken.write_text('{"num_samples": 2,\n "config": {"a": 1,}}')
+    result = run_cli('run_example_local', 'examples.development', '--sweep',
+                     broken)
+    assert result.returncode == 2
+    assert (f"--sweep {broken} is not valid JSON: Expecting property name "
+            "enclosed in double quotes at line 2, column 20.") in (
+                result.stderr)
+    assert 'Traceback' not in result.stderr
+
+    unknown = tmp_path / 'unknown.json'
+    unknown.write_text('{"num_sample": 2, "config": {'
+                       '"algorithm_params.config.discont": {"choice": [1]}}}')
+    result = run_cli('run_example_local', 'examples.development', '--sweep',
+                     unknown)
+    assert result.returncode == 2
+    assert "unknown option 'num_sample'. Valid: config, " in result.stderr
+
+    misspelled = tmp_path / 'misspelled.json'
+    misspelled.write_text('{"config": {'
+                          '"algorithm_params.config.discont": {"choice": '
+                          '[0.9, 0.99]}}}')
+    result = run_cli('run_example_local', 'examples.development', '--sweep',
+                     misspelled)
+    assert result.returncode == 2
+    assert "Unknown key 'discont' in algorithm_params.config" in result.stderr
+
+
+# Learning rates after a restore -------------------------------------------------
+
+def test_restored_optimizer_state_keeps_the_configs_learning_rate(tmp_path):
+    """A checkpoint brings the optimizers' state (step counts, moments) but
+    not their learning rates: a trial that continues from another's
+    checkpoint with a new learning rate (PBT) trains with the new one."""
+    variant = tiny_variant(domain='Pendulum', task='v1', epochs=2,
+                           max_path_length=50)
+    donor = make_runner(variant)
+    donor.train()
+    donor.save_checkpoint(str(tmp_path))
+    steps = {name: int(optimizer.iterations) for name, optimizer in
+             _optimizers(donor).items()}
+    assert all(steps.values())
+    donor.stop()
+
+    mutated = json.loads(json.dumps(variant))
+    config = mutated['algorithm_params']['config']
+    config['policy_lr'] = config['policy_lr'] * 1.2
+    config['Q_lr'] = config['Q_lr'] * 0.8
+    runner = make_runner(mutated)
+    runner.load_checkpoint(str(tmp_path))
+    optimizers = _optimizers(runner)
+    assert {name: int(o.iterations) for name, o in optimizers.items()} == (
+        steps)
+    result = runner.train()
+    rates = result['learning_rates']
+    assert rates['policy_optimizer'] == pytest.approx(
+        config['policy_lr'], rel=1e-6)
+    assert rates['Q_optimizer'] == pytest.approx(config['Q_lr'], rel=1e-6)
+    assert rates['alpha_optimizer'] == pytest.approx(config['alpha_lr'],
+                                                     rel=1e-6)
+    assert result['epoch'] == 2  # the counters continue
+    runner.stop()
+
+
+def _optimizers(runner):
+    from examples.development.main import optimizers
+    return optimizers(runner.algorithm)
+
+
+# End to end through the command line --------------------------------------------
+
+@pytest.mark.slow
+def test_grid_sweep_summary_and_plot(tmp_path):
+    """A 2x2 grid x 2 seeds: 8 trials whose params.json match the grid,
+    Tune's table shows returns and steps, and summary / plot read them."""
+    result = run_cli(
+        'run_example_local', 'examples.development', *TINY_SWEEP,
+        '--local-dir', tmp_path, '--exp-name', 'grid', '--num-samples', '2',
+        '--config', 'algorithm_params.config.tau={"grid_search": [0.005, '
+                    '0.02]}',
+        '--config', 'algorithm_params.config.policy_lr={"grid_search": '
+                    '[0.001, 0.0003]}')
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for column in ('eval return', 'steps', 'policy_lr', 'tau'):
+        assert column in result.stdout, column
+    trials = trial_dirs(tmp_path)
+    assert len(trials) == 8
+    grid = [(_params(t)['algorithm_params']['config']['tau'],
+             _params(t)['algorithm_params']['config']['policy_lr'])
+            for t in trials]
+    assert sorted(grid) == sorted(
+        [(tau, lr) for tau in (0.005, 0.02) for lr in (0.001, 0.0003)] * 2)
+    assert len({_params(t)['run_params']['seed'] for t in trials}) == 8
+
+    (experiment,) = {os.path.dirname(t) for t in trials}
+    csv = tmp_path / 'summary.csv'
+    result = run_cli('summary', experiment, '--csv', csv)
+    assert result.returncode == 0, result.stderr
+    assert '8 trials in 4 configurations' in result.stdout
+    summary = pd.read_csv(csv)
+    # The same numbers straight from the progress.csv files.
+    expected = {}
+    for trial in trials:
+        config = _params(trial)['algorithm_params']['config']
+        returns = read_progress(trial)['evaluation/return-mean']
+        expected.setdefault((config['policy_lr'], config['tau']), []).append(
+            (returns.iloc[-1], returns.max()))
+    assert len(summary) == 4
+    for _, row in summary.iterrows():
+        values = np.array(expected[(row['algorithm_params.config.policy_lr'],
+                                    row['algorithm_params.config.tau'])])
+        assert row['seeds'] == 2 and row['status'] == '2 done'
+        assert row['final_mean'] == pytest.approx(values[:, 0].mean())
+        assert row['final_std'] == pytest.approx(values[:, 0].std())
+        assert row['best_mean'] == pytest.approx(values[:, 1].mean())
+        assert row['steps_min'] == row['steps_max'] == 200
+
+    image = tmp_path / 'curves.png'
+    result = run_cli('plot', experiment, '-o', image, '--size', '900x600')
+    assert result.returncode == 0, result.stderr
+    import matplotlib.image
+    assert matplotlib.image.imread(str(image)).shape[:2] == (600, 900)
+    from softlearning.analysis import load_trials, plot_learning_curves
+    figure = plot_learning_curves(load_trials([experiment]))
+    labels = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert labels == [
+        'policy_lr=0.0003, tau=0.005 (2 seeds)',
+        'policy_lr=0.0003, tau=0.02 (2 seeds)',
+        'policy_lr=0.001, tau=0.005 (2 seeds)',
+        'policy_lr=0.001, tau=0.02 (2 seeds)']
+
+
+@pytest.mark.slow
+def test_asha_stops_poor_trials_early_and_loguniform_stays_in_bounds(
+        tmp_path):
+    """Evaluation episodes of 25 steps return far more than those of 200
+    (Pendulum's rewards are negative), so ASHA stops the 200-step trials
+    that reach its first rung after a 25-step one."""
+    result = run_cli(
+        'run_example_local', 'examples.development', *TINY_SWEEP,
+        '--n-epochs', '4', '--local-dir', tmp_path, '--num-samples', '2',
+        '--scheduler', 'asha', '--scheduler-config',
+        '{"grace_period": 100, "reduction_factor": 2}',
+        '--config', 'algorithm_params.config.max_path_length={"grid_search": '
+                    '[25, 200]}',
+        '--config', 'algorithm_params.config.alpha_lr={"loguniform": '
+                    '[0.0001, 0.001]}')
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    trials = trial_dirs(tmp_path)
+    assert len(trials) == 4
+    for trial in trials:
+        alpha_lr = _params(trial)['algorithm_params']['config']['alpha_lr']
+        assert 1e-4 <= alpha_lr <= 1e-3
+        rates = read_progress(trial)['learning_rates/alpha_optimizer']
+        assert rates.iloc[-1] == pytest.approx(alpha_lr, rel=1e-6)
+    steps = [read_progress(t)['total_timestep'].iloc[-1] for t in trials]
+    assert min(steps) < 400 and max(steps) == 400
+
+    from softlearning.analysis import load_trials
+    statuses = {os.path.basename(t.path): t.status
+                for t in load_trials([str(tmp_path)])}
+    stopped = [t for t, s in zip(trials, steps) if s < 400]
+    assert {statuses[os.path.basename(t)] for t in stopped} == {'stopped'}
+
+
+@pytest.mark.slow
+def test_pbt_exploit_continues_from_the_donors_checkpoint_with_the_mutated_learning_rate(  # noqa: E501
+        tmp_path):
+    """Two trials, one with 200-step evaluation episodes, whose (negative)
+    returns are always the worse; synchronous PBT compares them at every
+    epoch, so the worse exploits the better at the first."""
+    result = run_cli(
+        'run_example_local', 'examples.development', *TINY_SWEEP,
+        '--n-epochs', '4', '--trial-cpus', '1', '--local-dir', tmp_path,
+        '--checkpoint-frequency', '1', '--scheduler', 'pbt',
+        '--config', 'algorithm_params.config.max_path_length={"grid_search": '
+                    '[25, 200]}',
+        '--scheduler-config', json.dumps({
+            'perturbation_interval': 100, 'quantile_fraction': 0.5,
+            'synch': True,
+            'resample_probability': 0, 'hyperparam_mutations': {
+                'algorithm_params.config.policy_lr': {
+                    'loguniform': [1e-6, 1]}}}))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    trials = trial_dirs(tmp_path)
+    assert len(trials) == 2
+    # Every epoch trains with its trial's current learning rate, including
+    # those after an exploit, which restored another trial's optimizers.
+    for trial in trials:
+        for row in _results(trial):
+            assert row['learning_rates']['policy_optimizer'] == pytest.approx(
+                _policy_lr(row['config']), rel=1e-6)
+    # PBT's log: one line per exploit, [target, donor, target iteration,
+    # donor iteration, donor config, new config].
+    experiment = os.path.dirname(trials[0])
+    logged = []
+    for log in glob.glob(os.path.join(experiment, 'pbt_policy_*.txt')):
+        with open(log) as f:
+            for line in f:
+                *_, donor_config, new_config = json.loads(line)
+                # The mutated value: the donor's x 0.8 or x 1.2.
+                assert any(math.isclose(
+                    _policy_lr(new_config), _policy_lr(donor_config) * factor)
+                    for factor in (0.8, 1.2))
+                logged.append(_policy_lr(new_config))
+    assert logged
+    # In progress.csv (Tune may lose result.json lines of a paused trial),
+    # a trial's learning rate changes only where it exploited another.
+    # The epoch after it trains with the mutated rate, and continues the
+    # donor's counters (a fresh start would count from epoch 1 again).
+    exploits = 0
+    for trial in trials:
+        progress = read_progress(trial)
+        rates = progress['learning_rates/policy_optimizer'].to_numpy()
+        for i in np.flatnonzero(~np.isclose(rates[1:], rates[:-1])) + 1:
+            row = progress.iloc[i]
+            assert any(math.isclose(row['learning_rates/policy_optimizer'],
+                                    lr, rel_tol=1e-6) for lr in logged)
+            # (Tune's training_iteration may count from the donor's last
+            # result rather than its checkpoint: the epoch is what ran.)
+            assert row['epoch'] >= 2
+            assert row['total_timestep'] == 100 * row['epoch']
+            donor_rates = [
+                read_progress(other).query(f'epoch == {row.epoch - 1}')[
+                    'learning_rates/policy_optimizer']
+                for other in trials if other != trial]
+            assert any(math.isclose(row['learning_rates/policy_optimizer'],
+                                    lr * factor, rel_tol=1e-5)
+                       for rates_ in donor_rates for lr in rates_
+                       for factor in (0.8, 1.2))
+            exploits += 1
+    assert exploits >= 1
+
+
+def _policy_lr(config):
+    return config['algorithm_params']['config']['policy_lr']
+
+
+@pytest.mark.slow
+def test_optuna_search(tmp_path):
+    pytest.importorskip('optuna')
+    result = run_cli(
+        'run_example_local', 'examples.development', *TINY_SWEEP,
+        '--n-epochs', '1', '--local-dir', tmp_path, '--num-samples', '2',
+        '--search-algorithm', 'optuna', '--max-concurrent-trials', '2',
+        '--config', 'algorithm_params.config.tau={"uniform": [0.001, 0.1]}',
+        '--config', 'algorithm_params.config.policy_lr={"loguniform": '
+                    '[0.0001, 0.01]}')
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    trials = trial_dirs(tmp_path)
+    assert len(trials) == 2
+    for trial in trials:
+        params = _params(trial)
+        assert 0.001 <= params['algorithm_params']['config']['tau'] <= 0.1
+        assert 1e-4 <= params['algorithm_params']['config']['policy_lr'] <= (
+            0.01)
+        assert isinstance(params['run_params']['seed'], int)
+        assert len(read_progress(trial)) == 1
