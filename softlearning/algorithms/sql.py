@@ -38,6 +38,8 @@ import tensorflow as tf
 from .fused_updates import FusedUpdateAlgorithm
 from .kernels import adaptive_isotropic_gaussian_kernel
 
+# Means over an epoch's updates: L_Q, Q(s, a), V(s'), the surrogate L_pi
+# (its value only tracks <phi, a>), |phi(a_i)| and the kernel's h.
 DIAGNOSTIC_KEYS = ('Q_loss', 'Q_value-mean', 'soft_value-mean',
                    'policy_loss', 'svgd_direction-norm', 'kernel_bandwidth')
 # Keeps log(1 - a^2) finite for actions at +-1.
