@@ -125,3 +125,10 @@ def test_sql_learns_a_multimodal_policy_and_plots_it(tmp_path):
     policy, _ = policy_plot.load_policy_and_Q(checkpoint_dir, variant, env)
     counts = goals_reached(policy)
     assert reaches_several_goals(counts), counts
+
+
+def test_plot_policy_missing_checkpoint(cli, tmp_path):
+    missing = str(tmp_path / 'nope')
+    result = cli('plot-policy', missing, timeout=120)
+    assert result.returncode == 2 and 'Traceback' not in result.stderr
+    assert missing in result.stderr and 'does not exist' in result.stderr

@@ -10,6 +10,7 @@ from algorithm_helpers import (as_tensors, assert_fused_equals_single,
 from softlearning import algorithms, environments, policies
 from softlearning.algorithms.kernels import adaptive_isotropic_gaussian_kernel
 from softlearning.algorithms.sql import soft_value, svgd_direction
+from test_numpy_policies import ACTION_SHAPE, OBSERVATION_SHAPES, observations
 
 
 # The kernel -----------------------------------------------------------------
@@ -132,16 +133,6 @@ def test_svgd_direction_on_a_hand_computed_case():
 
 
 # The sampling policy --------------------------------------------------------
-
-OBSERVATION_SHAPES = {'position': (3,), 'velocity': (2,)}
-ACTION_SHAPE = (2,)
-
-
-def observations(batch_size, seed=0):
-    rng = np.random.default_rng(seed)
-    return {key: rng.standard_normal((batch_size, *shape)).astype(np.float32)
-            for key, shape in OBSERVATION_SHAPES.items()}
-
 
 def sampling_policy(cls=None, seed=0, **config):
     cls = cls or policies.FeedforwardSamplingPolicy
