@@ -156,9 +156,10 @@ def parse_example(example_module_name, example_argv, mode,
     if check_storage:
         _check_storage_option(args, variant_spec)
     args.restore_experiment = _check_restore(args, variant_spec)
-    if mode == 'local' and not args.restore_experiment:
+    if mode in ('local', 'cluster') and not args.restore_experiment:
         try:
-            args.tune_settings = _tune_settings(args, variant_spec)
+            args.tune_settings = _tune_settings(args, variant_spec,
+                                                on_cluster=mode == 'cluster')
         except tune_settings.SweepError as error:
             raise ExampleError(str(error)) from None
     if mode == 'debug' and args.restore_experiment:
@@ -169,7 +170,7 @@ def parse_example(example_module_name, example_argv, mode,
     return example, args, variant_spec
 
 
-def _tune_settings(args, variant_spec):
+def _tune_settings(args, variant_spec, on_cluster=False):
     """Scheduler, search algorithm, metric and console table of a sweep,
     checked before Ray starts."""
     if not hasattr(args, 'scheduler'):  # an example without sweep options
@@ -190,7 +191,10 @@ def _tune_settings(args, variant_spec):
         },
         'progress_reporter': tune_settings.get_progress_reporter(
             variant_spec, **metric, told_by_tune=optimizes),
-        'reuse_actors': tune_settings.reuses_processes(scheduler),
+        # On a cluster every trial gets a process of its own: a reused one
+        # kept trials on one node, one after another, in Ray 2.60.
+        'reuse_actors': (tune_settings.reuses_processes(scheduler)
+                         and not on_cluster),
     }
 
 

@@ -64,7 +64,7 @@ def test_trials_run_on_both_nodes(token_cluster, tmp_path):
     dirs = trial_dirs(results)
     assert len(dirs) == 2
     node_ids = {read_progress(d)['node_id'].iloc[-1] for d in dirs}
-    assert len(node_ids) == 2, node_ids
+    assert len(node_ids) == 2, (node_ids, result.stdout[-6000:])
     assert f'Results: {results}/gym/Pendulum/v1/' in result.stdout
 
 

