@@ -54,40 +54,30 @@ def get_parser():
 
 
 def load_checkpoint(checkpoint_path):
-    """(checkpoint folder, variant, evaluation environment)."""
-    from softlearning import environments
+    """(checkpoint folder, variant, evaluation environment), as
+    ``softlearning simulate`` loads them."""
+    from examples.development import simulate_policy
     try:
-        checkpoint_dir = checkpoints.resolve_checkpoint(checkpoint_path)
-        checkpoints.read_manifest(checkpoint_dir)
-        variant = checkpoints.read_variant(checkpoint_dir)
-    except checkpoints.CheckpointError as error:
+        checkpoint_dir, variant = simulate_policy.load_checkpoint_variant(
+            checkpoint_path)
+    except simulate_policy.SimulateError as error:
         raise PlotError(str(error)) from None
-    params = (variant['environment_params'].get('evaluation')
-              or variant['environment_params']['training'])
-    return checkpoint_dir, variant, environments.get_environment_from_params(
-        params)
-
-
-def _read_tf_models(checkpoint_dir, variant, environment):
-    """The TensorFlow policy and Q-functions, loaded from the checkpoint."""
-    import tensorflow as tf
-    from softlearning import policies, value_functions
-    policy = policies.get(variant['policy_params'], environment)
-    Qs = value_functions.get(variant['Q_params'], environment)
-    tf.train.Checkpoint(policy=policy.model, Q0=Qs[0].model).read(
-        os.path.join(checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)
-    ).expect_partial()
-    return policy, Qs[0]
+    return (checkpoint_dir, variant,
+            simulate_policy.build_environment(variant))
 
 
 def load_policy_and_Q(checkpoint_dir, variant, environment, seed=0):
-    """The checkpoint's policy as a numpy policy (seeded), and its first
-    Q-function as a function (observations, actions) -> (N,) in numpy."""
-    from softlearning.policies import get_numpy_policy
-    tf_policy, Q = _read_tf_models(checkpoint_dir, variant, environment)
-    policy = get_numpy_policy(variant['policy_params'], environment,
-                              seed=seed)
-    policy.set_weights(tf_policy.get_weights())
+    """The checkpoint's policy as the numpy policy ``simulate`` acts with
+    (seeded), and its first Q-function as a function (observations,
+    actions) -> (N,) in numpy (read with TensorFlow)."""
+    import tensorflow as tf
+    from examples.development import simulate_policy
+    from softlearning import value_functions
+    policy = simulate_policy.load_numpy_policy(checkpoint_dir, variant,
+                                               environment, seed=seed)
+    Q = value_functions.get(variant['Q_params'], environment)[0]
+    tf.train.Checkpoint(Q0=Q.model).read(os.path.join(
+        checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)).expect_partial()
 
     def Q_values(observations, actions):
         return Q(observations, actions.astype(np.float32)).numpy()[:, 0]
@@ -176,10 +166,13 @@ def Q_contour_grids(Q_values, observations, n_states, size=41):
 
 
 def plot_policy(args):
+    # This process reads the Q-function with TensorFlow, so it must load no
+    # OpenGL library (see softlearning/environments/rendering.py).
+    from softlearning.environments.rendering import (
+        keep_opengl_out_of_learner)
+    keep_opengl_out_of_learner()
     checkpoint_dir, variant, environment = load_checkpoint(
         args.checkpoint_path)
-    # TensorFlow before any rendering library (see simulate_policy.py).
-    import tensorflow  # noqa: F401
     policy, Q_values = load_policy_and_Q(checkpoint_dir, variant,
                                          environment, seed=args.seed)
     action_size = int(np.prod(environment.action_shape))
