@@ -53,6 +53,7 @@ DEBUG_HONOURED = {
     'sampler_cpus': "the sampler actors' CPUs",
     'async_sampling': 'the sampler actors',
     'curriculum': 'the variant',
+    'pomdp': 'the environment', 'pomdp_previous_action': 'the environment',
     'cpus': "Ray's CPUs (for sampler actors) and TensorFlow's threads",
     'trial_cpus': "TensorFlow's threads",
     'trial_gpus': "whether TensorFlow reports CUDA problems",

@@ -7,7 +7,9 @@ from softlearning import (algorithms, environments, policies, replay_pools,
 from softlearning.utils.random import set_seed
 
 POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
-                  'SQL': 'FeedforwardSamplingPolicy'}
+                  'SQL': 'FeedforwardSamplingPolicy',
+                  'TD3': 'FeedforwardDeterministicPolicy',
+                  'DDPG': 'FeedforwardDeterministicPolicy'}
 
 
 def make_algorithm(class_name, seed=0, pool_size=2000,

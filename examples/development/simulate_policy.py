@@ -91,8 +91,8 @@ def build_environment(variant, render_mode=None, render_kwargs=None):
         kwargs['render_mode'] = render_mode
         if _accepts_frame_size(params):
             kwargs.update(frame_size)
-    return environments.get_environment(
-        params['universe'], params['domain'], params['task'], kwargs)
+    return environments.get_environment_from_params({**params,
+                                                     'kwargs': kwargs})
 
 
 def _accepts_frame_size(environment_params):

@@ -12,6 +12,8 @@ from ray import tune
 from examples.search_spaces import to_search_space
 from softlearning import curriculum
 from softlearning.environments import resolve_task
+from softlearning.environments.partial_observation import (
+    PARTS, validate_pomdp_params)
 
 from .config_keys import check_config_keys
 
@@ -20,7 +22,14 @@ DEFAULT_KEY = '__default__'
 # Hidden layer sizes of the policy and the Q-functions, per algorithm. SQL
 # follows the original Soft Q-Learning code (128-128 networks, batch 128):
 # its update evaluates the networks on many particles per state.
-HIDDEN_LAYER_SIZES = {'SAC': (256, 256), 'SQL': (128, 128)}
+HIDDEN_LAYER_SIZES = {'SAC': (256, 256), 'SQL': (128, 128),
+                      'TD3': (256, 256), 'DDPG': (256, 256)}
+
+# The Q-functions each algorithm learns: twins (clipped double Q), or one.
+Q_FUNCTIONS = {'SAC': 'double_feedforward_Q_function',
+               'SQL': 'double_feedforward_Q_function',
+               'TD3': 'double_feedforward_Q_function',
+               'DDPG': 'feedforward_Q_function'}
 
 MAX_PATH_LENGTH = {
     DEFAULT_KEY: 1000,
@@ -64,6 +73,23 @@ ALGORITHM_PARAMS_PER_DOMAIN = {
         },
     },
     'SQL': {
+        DEFAULT_KEY: {},
+        'gym': {
+            DEFAULT_KEY: {},
+            'Pendulum': {'policy_lr': 1e-3, 'Q_lr': 1e-3,
+                         'eval_n_episodes': 5},
+        },
+    },
+    # Pendulum as in common tuned TD3 settings (learning rate 1e-3).
+    'TD3': {
+        DEFAULT_KEY: {},
+        'gym': {
+            DEFAULT_KEY: {},
+            'Pendulum': {'policy_lr': 1e-3, 'Q_lr': 1e-3,
+                         'eval_n_episodes': 5},
+        },
+    },
+    'DDPG': {
         DEFAULT_KEY: {},
         'gym': {
             DEFAULT_KEY: {},
@@ -140,12 +166,36 @@ ALGORITHM_PARAMS_ADDITIONAL = {
         },
     },
 }
+# Fujimoto et al.'s settings: learning rates 1e-3 in their paper, 3e-4 in
+# their later code (used here off Pendulum); smoothing noise 0.2 clipped at
+# 0.5; policy and targets every 2 updates. DDPG is TD3 with one Q-function,
+# no smoothing and no delay (softlearning/algorithms/td3.py).
+TD3_CONFIG = {
+    'policy_lr': 3e-4,
+    'Q_lr': 3e-4,
+    'tau': 5e-3,
+    'discount': 0.99,
+    'reward_scale': 1.0,
+    'jit_compile': False,
+}
+ALGORITHM_PARAMS_ADDITIONAL['TD3'] = {
+    'class_name': 'TD3',
+    'config': {**TD3_CONFIG, 'target_noise': 0.2, 'target_noise_clip': 0.5,
+               'policy_delay': 2},
+}
+ALGORITHM_PARAMS_ADDITIONAL['DDPG'] = {'class_name': 'DDPG',
+                                       'config': dict(TD3_CONFIG)}
 ALGORITHMS = tuple(ALGORITHM_PARAMS_ADDITIONAL)
 
 POLICIES = {'gaussian': 'FeedforwardGaussianPolicy',
-            'sampling': 'FeedforwardSamplingPolicy'}
+            'sampling': 'FeedforwardSamplingPolicy',
+            'deterministic': 'FeedforwardDeterministicPolicy'}
 # The policies each algorithm trains; the first is its default.
-ALGORITHM_POLICIES = {'SAC': ('gaussian',), 'SQL': ('sampling',)}
+ALGORITHM_POLICIES = {'SAC': ('gaussian',), 'SQL': ('sampling',),
+                      'TD3': ('deterministic',), 'DDPG': ('deterministic',)}
+# Options of a policy kind beyond the network's: TD3/DDPG's Gaussian
+# exploration noise while collecting (standard deviation, actions in [-1, 1]).
+POLICY_CONFIG = {'deterministic': {'exploration_noise': 0.1}}
 
 # Eager TensorFlow runs ~10 updates/s: debug epochs are tiny on purpose.
 DEBUG_OVERRIDES = {'n_epochs': 2, 'epoch_length': 100,
@@ -160,9 +210,16 @@ def lookup(table, universe, domain):
         domain, universe_table.get(DEFAULT_KEY, table[DEFAULT_KEY]))
 
 
-def get_environment_params(universe, domain, task):
-    return {'universe': universe, 'domain': domain, 'task': task,
-            'kwargs': {}}
+def get_environment_params(args, universe, domain, task):
+    params = {'universe': universe, 'domain': domain, 'task': task,
+              'kwargs': {}}
+    if getattr(args, 'pomdp', None):
+        params['pomdp'] = {'observe': args.pomdp,
+                           'previous_action': bool(args.pomdp_previous_action)}
+    elif getattr(args, 'pomdp_previous_action', False):
+        raise ValueError("--pomdp-previous-action needs --pomdp "
+                         f"({' or '.join(PARTS)})")
+    return params
 
 
 def get_algorithm_params(args, universe, domain):
@@ -210,22 +267,24 @@ def get_variant_spec_base(args, universe, domain, task):
         config['n_initial_exploration_steps'],
         config['n_epochs'] * config['epoch_length'])
 
-    environment_params = get_environment_params(universe, domain, task)
+    environment_params = get_environment_params(args, universe, domain, task)
     hidden_layer_sizes = HIDDEN_LAYER_SIZES[args.algorithm]
+    policy_name = get_policy_name(args)
     return {
         'environment_params': {
             'training': environment_params,
             'evaluation': copy.deepcopy(environment_params),
         },
         'policy_params': {
-            'class_name': POLICIES[get_policy_name(args)],
+            'class_name': POLICIES[policy_name],
             'config': {'hidden_layer_sizes': hidden_layer_sizes,
-                       'activation': 'relu'},
+                       'activation': 'relu',
+                       **POLICY_CONFIG.get(policy_name, {})},
         },
         'exploration_policy_params': {'class_name': 'UniformPolicy',
                                       'config': {}},
         'Q_params': {
-            'class_name': 'double_feedforward_Q_function',
+            'class_name': Q_FUNCTIONS[args.algorithm],
             'config': {'hidden_layer_sizes': hidden_layer_sizes,
                        'activation': 'relu'},
         },
@@ -302,6 +361,9 @@ def get_variant_spec(args):
     for key, value in args.config:
         set_by_path(variant_spec, key, value)
     validate_curriculum(variant_spec)
+    for environment_params in variant_spec['environment_params'].values():
+        if environment_params:
+            validate_pomdp_params(environment_params)
     check_config_keys(variant_spec)
     return variant_spec
 

@@ -8,8 +8,9 @@ import importlib
 from softlearning.utils.registry import lookup
 
 # Name -> (module, class).
-ALGORITHMS = {'SAC': ('.sac', 'SAC'), 'SQL': ('.sql', 'SQL')}
-_LAZY_CLASSES = {'SAC': ('.sac', 'SAC'), 'SQL': ('.sql', 'SQL'),
+ALGORITHMS = {'SAC': ('.sac', 'SAC'), 'SQL': ('.sql', 'SQL'),
+              'TD3': ('.td3', 'TD3'), 'DDPG': ('.td3', 'DDPG')}
+_LAZY_CLASSES = {**ALGORITHMS,
                  'FusedUpdateAlgorithm': ('.fused_updates',
                                           'FusedUpdateAlgorithm'),
                  'RLAlgorithm': ('.rl_algorithm', 'RLAlgorithm')}
@@ -33,5 +34,6 @@ def get(params, **kwargs):
     return algorithm_class(**params.get('config', {}), **kwargs)
 
 
-__all__ = ['ALGORITHMS', 'FusedUpdateAlgorithm', 'RLAlgorithm', 'SAC', 'SQL',
+__all__ = ['ALGORITHMS', 'DDPG', 'FusedUpdateAlgorithm', 'RLAlgorithm', 'SAC',
+           'SQL', 'TD3',
            'get', 'get_algorithm_class']

@@ -2,7 +2,9 @@
 
 ``get_environment('gym', 'Pendulum', 'v1', {})`` builds an adapter;
 ``get_environment_from_params({'universe': ..., 'domain': ..., 'task': ...,
-'kwargs': {...}})`` does the same from a variant's environment params.
+'kwargs': {...}})`` does the same from a variant's environment params, and
+wraps it when they ask for partial observations ('pomdp', see
+partial_observation.py).
 """
 
 from softlearning.utils.registry import lookup
@@ -44,11 +46,16 @@ def get_environment(universe, domain, task, environment_kwargs=None):
 
 
 def get_environment_from_params(environment_params):
-    return get_environment(
+    environment = get_environment(
         environment_params['universe'],
         environment_params['domain'],
         environment_params['task'],
         environment_params.get('kwargs', {}))
+    pomdp = environment_params.get('pomdp')
+    if pomdp:
+        from .partial_observation import PartiallyObserved
+        environment = PartiallyObserved(environment, **pomdp)
+    return environment
 
 
 def resolve_task(universe, domain, task):

@@ -8,7 +8,8 @@ loads TensorFlow; ``get_numpy_policy`` builds those numpy-only versions.
 from softlearning.utils.registry import lookup
 
 from .base_policy import BasePolicy
-from .numpy_policies import (NUMPY_POLICIES, NumpyGaussianPolicy,
+from .numpy_policies import (NUMPY_POLICIES, NumpyDeterministicPolicy,
+                             NumpyGaussianPolicy,
                              NumpySamplingPolicy, NumpyUniformPolicy,
                              get_numpy_policy, get_numpy_policy_class)
 
@@ -23,6 +24,11 @@ def _sampling_policy():
     return FeedforwardSamplingPolicy
 
 
+def _deterministic_policy():
+    from .deterministic_policy import FeedforwardDeterministicPolicy
+    return FeedforwardDeterministicPolicy
+
+
 def _uniform_policy():
     from .uniform_policy import UniformPolicy
     return UniformPolicy
@@ -33,10 +39,12 @@ POLICIES = {
     'FeedforwardGaussianPolicy': _gaussian_policy,
     'GaussianPolicy': _gaussian_policy,
     'FeedforwardSamplingPolicy': _sampling_policy,
+    'FeedforwardDeterministicPolicy': _deterministic_policy,
     'UniformPolicy': _uniform_policy,
 }
 _LAZY_CLASSES = {'FeedforwardGaussianPolicy': _gaussian_policy,
                  'FeedforwardSamplingPolicy': _sampling_policy,
+                 'FeedforwardDeterministicPolicy': _deterministic_policy,
                  'UniformPolicy': _uniform_policy}
 
 
@@ -59,9 +67,11 @@ def get(params, env, seed=None):
         **params.get('config', {}))
 
 
-__all__ = ['BasePolicy', 'FeedforwardGaussianPolicy',
+__all__ = ['BasePolicy', 'FeedforwardDeterministicPolicy',
+           'FeedforwardGaussianPolicy',
            'FeedforwardSamplingPolicy', 'NUMPY_POLICIES',
-           'NumpyGaussianPolicy', 'NumpySamplingPolicy', 'NumpyUniformPolicy',
+           'NumpyDeterministicPolicy', 'NumpyGaussianPolicy',
+           'NumpySamplingPolicy', 'NumpyUniformPolicy',
            'POLICIES',
            'UniformPolicy', 'get', 'get_numpy_policy',
            'get_numpy_policy_class', 'get_policy_class']

@@ -24,6 +24,12 @@ class FeedforwardPolicy(BasePolicy):
                  observation_keys=None, seed=None, name=None):
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
+        # What ``clone`` builds a copy from; subclasses add their options.
+        self._config = dict(
+            observation_shapes=observation_shapes, action_shape=action_shape,
+            hidden_layer_sizes=tuple(hidden_layer_sizes),
+            activation=activation, observation_keys=observation_keys)
+        self._name = name or self.default_name
         self._action_size = int(np.prod(action_shape))
         layout = self.numpy_class
         self._model = feedforward_model(
@@ -31,9 +37,16 @@ class FeedforwardPolicy(BasePolicy):
                                       self._action_size),
             hidden_layer_sizes, layout.network_output_size(self._action_size),
             activation=activation, output_activation=layout.output_activation,
-            name=name or self.default_name)
+            name=self._name)
         self._mirror = NumpyMirror(self._model, activation,
                                    layout.output_activation)
+
+    def clone(self, name=None):
+        """A new policy of the same shape holding a copy of the weights
+        (TD3's target policy)."""
+        copy = type(self)(**self._config, name=name or f'{self._name}_target')
+        copy.set_weights(self.get_weights())
+        return copy
 
     def refresh_numpy_weights(self):
         """Copies the TensorFlow weights into the numpy copy that acts."""

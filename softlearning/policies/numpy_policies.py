@@ -7,6 +7,8 @@ Actors step environments and never train, so they do not need TensorFlow:
 (``FeedforwardGaussianPolicy.actions_np`` calls ``squashed_gaussian_actions``
 below). ``NumpySamplingPolicy`` is the same for ``FeedforwardSamplingPolicy``
 (Soft Q-Learning's sampling network, ``sampling_network_actions``).
+``NumpyDeterministicPolicy`` is the same for ``FeedforwardDeterministicPolicy``
+(TD3/DDPG: a = mu(s), plus Gaussian exploration noise while collecting).
 ``NumpyUniformPolicy`` is the warm-up policy, and the base of
 ``UniformPolicy``.
 
@@ -141,6 +143,35 @@ class NumpySamplingPolicy(NumpyMLPPolicy):
                                         self._np_random, self._deterministic)
 
 
+def noisy_deterministic_actions(actions, exploration_noise, np_random,
+                                deterministic=False):
+    """TD3/DDPG's collection actions: clip(mu(s) + N(0, sigma^2), -1, 1);
+    mu(s) itself when deterministic (evaluation) or sigma is 0."""
+    if deterministic or not exploration_noise:
+        return actions
+    noise = exploration_noise * np_random.standard_normal(actions.shape,
+                                                          dtype=np.float32)
+    return np.clip(actions + noise, -1.0, 1.0)
+
+
+class NumpyDeterministicPolicy(NumpyMLPPolicy):
+    """The acting half of ``FeedforwardDeterministicPolicy``, without
+    TensorFlow: a = tanh(f(s)), with Gaussian exploration noise of standard
+    deviation ``exploration_noise`` unless deterministic."""
+
+    output_activation = 'tanh'
+
+    def __init__(self, *args, exploration_noise=0.1, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.exploration_noise = float(exploration_noise)
+
+    def actions_np(self, observations):
+        inputs = concatenate_observations(observations, self.observation_keys)
+        return noisy_deterministic_actions(
+            self._mlp(inputs), self.exploration_noise, self._np_random,
+            self._deterministic)
+
+
 class NumpyUniformPolicy(BasePolicy):
     """Uniform random actions in [-1, 1]^|A|, for warm-up exploration."""
 
@@ -163,6 +194,7 @@ NUMPY_POLICIES = {
     'FeedforwardGaussianPolicy': NumpyGaussianPolicy,
     'GaussianPolicy': NumpyGaussianPolicy,
     'FeedforwardSamplingPolicy': NumpySamplingPolicy,
+    'FeedforwardDeterministicPolicy': NumpyDeterministicPolicy,
     'UniformPolicy': NumpyUniformPolicy,
 }
 

@@ -217,6 +217,7 @@ COMPATIBILITY_KEYS = (
     ('environment_params', 'training', 'domain'),
     ('environment_params', 'training', 'task'),
     ('environment_params', 'training', 'kwargs'),
+    ('environment_params', 'training', 'pomdp'),
     ('policy_params',),
     ('Q_params',),
     ('algorithm_params', 'class_name'),

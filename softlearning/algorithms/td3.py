@@ -1,0 +1,127 @@
+"""TD3 (Fujimoto et al. 2018) and DDPG (Lillicrap et al. 2016) as its special
+case.
+
+One update on a minibatch (s, a, r, d, s'), deterministic policy mu:
+
+  eps ~ clip(N(0, target_noise^2), -target_noise_clip, target_noise_clip)
+  a'  = clip(mu'(s') + eps, -1, 1)                   (target policy smoothing)
+  y   = reward_scale * r + discount * (1 - d) * min_i Q'_i(s', a')
+  L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2)
+  every policy_delay updates:
+    L_mu = -mean(Q_0(s, mu(s)))
+    Q'_i <- tau * Q_i + (1 - tau) * Q'_i,  mu' <- tau * mu + (1 - tau) * mu'
+
+DDPG is the same update with one Q-function, no smoothing noise and no
+delay. Exploration noise while collecting is the policy's
+(softlearning/policies/deterministic_policy.py). ``d`` is 1 only for true
+terminations; time-limit truncations bootstrap. The loop that runs K updates
+in one compiled call and the target update are shared (fused_updates.py).
+"""
+
+import tensorflow as tf
+
+from .fused_updates import FusedUpdateAlgorithm
+
+DIAGNOSTIC_KEYS = ('Q_loss', 'Q_value-mean', 'policy_loss')
+
+
+class TD3(FusedUpdateAlgorithm):
+
+    training_diagnostic_keys = DIAGNOSTIC_KEYS
+
+    def __init__(self,
+                 training_environment,
+                 policy,
+                 target_noise=0.2,
+                 target_noise_clip=0.5,
+                 policy_delay=2,
+                 **kwargs):
+        if 'target_update_interval' in kwargs:
+            raise ValueError(
+                f"{type(self).__name__} updates its targets with the policy, "
+                f"every policy_delay updates; set policy_delay, not "
+                f"target_update_interval "
+                f"(got {kwargs['target_update_interval']})")
+        self._policy_delay = int(policy_delay)
+        if self._policy_delay < 1:
+            raise ValueError(f"policy_delay must be >= 1, got {policy_delay}")
+        super().__init__(training_environment=training_environment,
+                         policy=policy,
+                         target_update_interval=self._policy_delay, **kwargs)
+        self._target_noise = float(target_noise)
+        self._target_noise_clip = float(target_noise_clip)
+        self._policy_target = policy.clone()
+        self._target_variable_pairs += list(zip(
+            self._policy.trainable_variables,
+            self._policy_target.trainable_variables))
+        # The last policy loss, reported on the updates between policy
+        # updates too (diagnostics are means over the K fused updates).
+        self._policy_loss = tf.Variable(0.0, name='policy_loss')
+
+    # The update ------------------------------------------------------------
+
+    def _smoothed_target_actions(self, next_observations, seed):
+        actions = self._policy_target.actions(next_observations)
+        if not self._target_noise:
+            return actions
+        noise = tf.clip_by_value(
+            self._target_noise * tf.random.stateless_normal(
+                tf.shape(actions), seed),
+            -self._target_noise_clip, self._target_noise_clip)
+        return tf.clip_by_value(actions + noise, -1.0, 1.0)
+
+    def _Q_targets_for(self, batch, seed):
+        next_actions = self._smoothed_target_actions(
+            batch['next_observations'], seed)
+        next_Q = self._min_Q(self._Q_targets, batch['next_observations'],
+                             next_actions)
+        return self._bellman_targets(batch, next_Q)
+
+    def _update_policy(self, batch):
+        variables = self._policy.trainable_variables
+        with tf.GradientTape() as tape:
+            actions = self._policy.actions(batch['observations'])
+            policy_loss = -tf.reduce_mean(
+                self._Qs[0](batch['observations'], actions))
+        gradients = tape.gradient(policy_loss, variables)
+        self._policy_optimizer.apply_gradients(zip(gradients, variables))
+        self._policy_loss.assign(policy_loss)
+
+    def _update(self, batch):
+        """One TD3 update; the policy only every ``policy_delay`` updates
+        (the 2nd, 4th, ... with delay 2, as the reference code)."""
+        seed = tf.cast(self._random_generator.make_seeds(1)[:, 0], tf.int32)
+        Q_loss, Q_mean = self._update_Qs_towards(
+            batch, self._Q_targets_for(batch, seed))
+        if (self._train_step_counter + 1) % self._policy_delay == 0:
+            self._update_policy(batch)
+        return Q_loss, Q_mean, self._policy_loss.read_value()
+
+    # State -------------------------------------------------------------------
+
+    @property
+    def policy_target(self):
+        return self._policy_target
+
+    def tf_saveables(self):
+        return {**super().tf_saveables(),
+                'policy_target': self._policy_target.model,
+                'policy_loss': self._policy_loss}
+
+    def get_diagnostics(self, batch):
+        return {'policy_delay': self._policy_delay}
+
+
+class DDPG(TD3):
+    """TD3 without its three changes: one Q-function (the variant's Q_params
+    name ``feedforward_Q_function``), no target smoothing, no delay."""
+
+    def __init__(self, training_environment, policy, Qs, **kwargs):
+        if len(Qs) != 1:
+            raise ValueError(
+                f"DDPG learns one Q-function; got {len(Qs)} (use Q_params "
+                f"class_name 'feedforward_Q_function', or --algorithm TD3 "
+                f"for twin Q-functions)")
+        super().__init__(training_environment=training_environment,
+                         policy=policy, Qs=Qs, target_noise=0.0,
+                         policy_delay=1, **kwargs)
