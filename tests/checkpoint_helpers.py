@@ -12,10 +12,11 @@ TINY = ['--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
 
 def tiny_args(domain='HalfCheetah', task='v5', epochs=3, epoch_length=100,
               universe='gym',
-              max_path_length=150, exploration=60, seed=7, algorithm='SAC'):
+              max_path_length=150, exploration=60, seed=7, algorithm='SAC',
+              extra=()):
     """CLI options of a run that takes seconds; episodes (150 steps) span
     epoch boundaries so checkpoints fall mid-episode."""
-    return ['--algorithm', algorithm,
+    return [*extra, '--algorithm', algorithm,
             '--universe', universe, '--domain', domain, '--task', task,
             '--n-epochs', epochs, '--epoch-length', epoch_length,
             '--max-path-length', max_path_length, '--seed', seed,

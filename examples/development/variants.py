@@ -189,10 +189,30 @@ ALGORITHMS = tuple(ALGORITHM_PARAMS_ADDITIONAL)
 
 POLICIES = {'gaussian': 'FeedforwardGaussianPolicy',
             'sampling': 'FeedforwardSamplingPolicy',
-            'deterministic': 'FeedforwardDeterministicPolicy'}
+            'deterministic': 'FeedforwardDeterministicPolicy',
+            'recurrent': None}  # the algorithm's, from RECURRENT below
 # The policies each algorithm trains; the first is its default.
-ALGORITHM_POLICIES = {'SAC': ('gaussian',), 'SQL': ('sampling',),
-                      'TD3': ('deterministic',), 'DDPG': ('deterministic',)}
+ALGORITHM_POLICIES = {'SAC': ('gaussian', 'recurrent'), 'SQL': ('sampling',),
+                      'TD3': ('deterministic', 'recurrent'),
+                      'DDPG': ('deterministic', 'recurrent')}
+
+# --policy recurrent: the algorithm's recurrent policy and Q-functions, and a
+# pool of sequences. Small on purpose: an LSTM update costs about as much as
+# the sequence is long, and 2-CPU machines are the target.
+RECURRENT = {
+    'policy': {'SAC': 'RecurrentGaussianPolicy',
+               'TD3': 'RecurrentDeterministicPolicy',
+               'DDPG': 'RecurrentDeterministicPolicy'},
+    'Q_function': {'SAC': 'double_recurrent_Q_function',
+                   'TD3': 'double_recurrent_Q_function',
+                   'DDPG': 'recurrent_Q_function'},
+    'lstm_units': 64,
+    'hidden_layer_sizes': (128, 128),
+    # Minibatches of batch_size windows of burn_in + sequence_length steps.
+    'batch_size': 32,
+    'replay_pool': {'class_name': 'SequenceReplayPool',
+                    'config': {'sequence_length': 16, 'burn_in': 8}},
+}
 # Options of a policy kind beyond the network's: TD3/DDPG's Gaussian
 # exploration noise while collecting (standard deviation, actions in [-1, 1]).
 POLICY_CONFIG = {'deterministic': {'exploration_noise': 0.1}}
@@ -270,7 +290,7 @@ def get_variant_spec_base(args, universe, domain, task):
     environment_params = get_environment_params(args, universe, domain, task)
     hidden_layer_sizes = HIDDEN_LAYER_SIZES[args.algorithm]
     policy_name = get_policy_name(args)
-    return {
+    variant_spec = {
         'environment_params': {
             'training': environment_params,
             'evaluation': copy.deepcopy(environment_params),
@@ -312,6 +332,30 @@ def get_variant_spec_base(args, universe, domain, task):
             'tf_num_threads': None,
         },
     }
+    if policy_name == 'recurrent':
+        make_recurrent(variant_spec, args.algorithm)
+    return variant_spec
+
+
+def make_recurrent(variant_spec, algorithm):
+    """Recurrent policy and Q-functions, a sequence pool (RECURRENT)."""
+    network = {'hidden_layer_sizes': RECURRENT['hidden_layer_sizes'],
+               'lstm_units': RECURRENT['lstm_units']}
+    variant_spec['policy_params']['class_name'] = (
+        RECURRENT['policy'][algorithm])
+    # The options of the algorithm's feedforward policy (TD3's exploration
+    # noise) hold for its recurrent one.
+    feedforward_kind = ALGORITHM_POLICIES[algorithm][0]
+    variant_spec['policy_params']['config'].update(
+        **POLICY_CONFIG.get(feedforward_kind, {}), **network)
+    variant_spec['Q_params']['class_name'] = RECURRENT['Q_function'][algorithm]
+    variant_spec['Q_params']['config'].update(network)
+    pool = copy.deepcopy(RECURRENT['replay_pool'])
+    pool['config']['max_size'] = (
+        variant_spec['replay_pool_params']['config']['max_size'])
+    variant_spec['replay_pool_params'] = pool
+    variant_spec['algorithm_params']['config']['batch_size'] = (
+        RECURRENT['batch_size'])
 
 
 def set_by_path(variant_spec, dotted_key, value, source='--config'):

@@ -35,9 +35,12 @@ from .rl_algorithm import RLAlgorithm
 
 def batch_signature(pool):
     """TensorSpecs of (K, B, ...) stacked minibatches, K and B unknown."""
-    def spec(array):
-        return tf.TensorSpec((None, None, *array.shape[1:]), tf.float32)
-    return tf.nest.map_structure(spec, pool.data)
+    def specs(shapes):
+        # Shapes are tuples, which tf.nest would take apart: walk the dicts.
+        if isinstance(shapes, dict):
+            return {key: specs(value) for key, value in shapes.items()}
+        return tf.TensorSpec((None, None, *shapes), tf.float32)
+    return specs(pool.batch_shapes())
 
 
 class FusedUpdateAlgorithm(RLAlgorithm):
@@ -103,6 +106,18 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     # Shared pieces of updates ----------------------------------------------
 
+    @staticmethod
+    def _mean(values, batch):
+        """The mean over a minibatch. Sequence minibatches (recurrent agents)
+        carry a 'mask' (B, T, 1): steps outside it (burn-in, and steps after
+        the sequence left its episode) count for nothing, in the value and
+        in every gradient."""
+        mask = batch.get('mask')
+        if mask is None:
+            return tf.reduce_mean(values)
+        return (tf.reduce_sum(values * mask)
+                / tf.maximum(tf.reduce_sum(mask), 1.0))
+
     def _min_Q(self, Qs, observations, actions):
         """min_i Q_i(s, a), (B, 1); the single Q with one Q-function."""
         return tf.reduce_min(
@@ -120,12 +135,13 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         with tf.GradientTape() as tape:
             Q_values = [Q(batch['observations'], batch['actions'])
                         for Q in self._Qs]
-            Q_losses = [0.5 * tf.reduce_mean((Q_value - Q_targets) ** 2)
+            Q_losses = [0.5 * self._mean((Q_value - Q_targets) ** 2, batch)
                         for Q_value in Q_values]
             Q_loss = tf.add_n(Q_losses)
         gradients = tape.gradient(Q_loss, self._Q_variables)
         self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
-        return Q_loss, tf.reduce_mean(tf.stack(Q_values))
+        return Q_loss, tf.add_n([self._mean(Q_value, batch)
+                                 for Q_value in Q_values]) / len(Q_values)
 
     def _update_targets(self, tau):
         for source, target in self._target_variable_pairs:

@@ -11,6 +11,9 @@ One update on a minibatch (s, a, r, d, s'), alpha = exp(log_alpha):
   every target_update_interval updates: Q'_i <- tau * Q_i + (1 - tau) * Q'_i
 
 ``d`` is 1 only for true terminations; time-limit truncations bootstrap.
+With recurrent networks the same update runs on sequence minibatches
+(B, T, ...), every mean taken over the steps the pool's mask keeps
+(``_mean`` in fused_updates.py).
 The loop that runs K such updates in one compiled call, the target update
 and the checkpointed state are shared with the other algorithms
 (fused_updates.py); this file is the update itself.
@@ -59,16 +62,16 @@ class SAC(FusedUpdateAlgorithm):
             actions, log_pis = self._policy.actions_and_log_probs(
                 batch['observations'], seed=seed)
             Q_values = self._min_Q(self._Qs, batch['observations'], actions)
-            policy_loss = tf.reduce_mean(alpha * log_pis - Q_values)
+            policy_loss = self._mean(alpha * log_pis - Q_values, batch)
         gradients = tape.gradient(policy_loss, variables)
         self._policy_optimizer.apply_gradients(zip(gradients, variables))
         return policy_loss, log_pis
 
-    def _update_alpha(self, log_pis):
+    def _update_alpha(self, log_pis, batch):
         with tf.GradientTape() as tape:
-            alpha_loss = -tf.reduce_mean(
+            alpha_loss = -self._mean(
                 tf.exp(self._log_alpha)
-                * tf.stop_gradient(log_pis + self._target_entropy))
+                * tf.stop_gradient(log_pis + self._target_entropy), batch)
         gradients = tape.gradient(alpha_loss, [self._log_alpha])
         self._alpha_optimizer.apply_gradients(zip(gradients,
                                                   [self._log_alpha]))
@@ -81,9 +84,9 @@ class SAC(FusedUpdateAlgorithm):
         Q_loss, Q_mean = self._update_Qs_towards(
             batch, self._Q_targets_for(batch, alpha, seeds[:, 0]))
         policy_loss, log_pis = self._update_policy(batch, alpha, seeds[:, 1])
-        alpha_loss = self._update_alpha(log_pis)
+        alpha_loss = self._update_alpha(log_pis, batch)
         return (Q_loss, Q_mean, policy_loss, alpha_loss, alpha,
-                -tf.reduce_mean(log_pis))
+                -self._mean(log_pis, batch))
 
     # State -------------------------------------------------------------------
 

@@ -81,8 +81,8 @@ class TD3(FusedUpdateAlgorithm):
         variables = self._policy.trainable_variables
         with tf.GradientTape() as tape:
             actions = self._policy.actions(batch['observations'])
-            policy_loss = -tf.reduce_mean(
-                self._Qs[0](batch['observations'], actions))
+            policy_loss = -self._mean(
+                self._Qs[0](batch['observations'], actions), batch)
         gradients = tape.gradient(policy_loss, variables)
         self._policy_optimizer.apply_gradients(zip(gradients, variables))
         self._policy_loss.assign(policy_loss)

@@ -1,5 +1,5 @@
-"""Models: Keras Dense stacks (``feedforward``) and their numpy versions
-(``numpy_mlp``).
+"""Models: Keras Dense stacks (``feedforward``), LSTM summarizers
+(``recurrent``) and their numpy versions (``numpy_mlp``, ``numpy_lstm``).
 
 The Keras part is imported on first use, so ``softlearning.models.numpy_mlp``
 (used by TensorFlow-free sampler actors) does not load TensorFlow.
@@ -7,6 +7,8 @@ The Keras part is imported on first use, so ``softlearning.models.numpy_mlp``
 
 from softlearning.utils.registry import lookup
 
+from .numpy_lstm import (NumpyRecurrentMirror, NumpyRecurrentNetwork,
+                         recurrent_network_shapes)
 from .numpy_mlp import NUMPY_ACTIVATIONS, NumpyMirror, NumpyMLP, flat_size
 
 _FEEDFORWARD_NAMES = ('concat_observations', 'feedforward_model')
@@ -16,6 +18,9 @@ def __getattr__(name):
     if name in _FEEDFORWARD_NAMES:
         from . import feedforward
         return getattr(feedforward, name)
+    if name == 'recurrent_model':
+        from .recurrent import recurrent_model
+        return recurrent_model
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -24,7 +29,13 @@ def _feedforward_model(**kwargs):
     return feedforward_model(**kwargs)
 
 
-MODELS = {'feedforward_model': _feedforward_model}
+def _recurrent_model(**kwargs):
+    from .recurrent import recurrent_model
+    return recurrent_model(**kwargs)
+
+
+MODELS = {'feedforward_model': _feedforward_model,
+          'recurrent_model': _recurrent_model}
 
 
 def get(params, **kwargs):
@@ -34,4 +45,6 @@ def get(params, **kwargs):
 
 
 __all__ = ['NUMPY_ACTIVATIONS', 'NumpyMLP', 'NumpyMirror',
-           'concat_observations', 'feedforward_model', 'flat_size', 'get']
+           'NumpyRecurrentMirror', 'NumpyRecurrentNetwork',
+           'concat_observations', 'feedforward_model', 'flat_size', 'get',
+           'recurrent_model', 'recurrent_network_shapes']

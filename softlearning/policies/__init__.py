@@ -29,6 +29,16 @@ def _deterministic_policy():
     return FeedforwardDeterministicPolicy
 
 
+def _recurrent_gaussian_policy():
+    from .recurrent_policy import RecurrentGaussianPolicy
+    return RecurrentGaussianPolicy
+
+
+def _recurrent_deterministic_policy():
+    from .recurrent_policy import RecurrentDeterministicPolicy
+    return RecurrentDeterministicPolicy
+
+
 def _uniform_policy():
     from .uniform_policy import UniformPolicy
     return UniformPolicy
@@ -40,12 +50,14 @@ POLICIES = {
     'GaussianPolicy': _gaussian_policy,
     'FeedforwardSamplingPolicy': _sampling_policy,
     'FeedforwardDeterministicPolicy': _deterministic_policy,
+    'RecurrentGaussianPolicy': _recurrent_gaussian_policy,
+    'RecurrentDeterministicPolicy': _recurrent_deterministic_policy,
     'UniformPolicy': _uniform_policy,
 }
-_LAZY_CLASSES = {'FeedforwardGaussianPolicy': _gaussian_policy,
-                 'FeedforwardSamplingPolicy': _sampling_policy,
-                 'FeedforwardDeterministicPolicy': _deterministic_policy,
-                 'UniformPolicy': _uniform_policy}
+_LAZY_CLASSES = {name: POLICIES[name] for name in (
+    'FeedforwardGaussianPolicy', 'FeedforwardSamplingPolicy',
+    'FeedforwardDeterministicPolicy', 'RecurrentGaussianPolicy',
+    'RecurrentDeterministicPolicy', 'UniformPolicy')}
 
 
 def __getattr__(name):
@@ -68,7 +80,8 @@ def get(params, env, seed=None):
 
 
 __all__ = ['BasePolicy', 'FeedforwardDeterministicPolicy',
-           'FeedforwardGaussianPolicy',
+           'FeedforwardGaussianPolicy', 'RecurrentDeterministicPolicy',
+           'RecurrentGaussianPolicy',
            'FeedforwardSamplingPolicy', 'NUMPY_POLICIES',
            'NumpyDeterministicPolicy', 'NumpyGaussianPolicy',
            'NumpySamplingPolicy', 'NumpyUniformPolicy',

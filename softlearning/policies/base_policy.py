@@ -1,8 +1,11 @@
 """What every policy offers.
 
 Two ways to act:
-- ``action(observation)`` / ``actions_np(observations)``: numpy in, numpy out,
-  for samplers stepping environments (no TensorFlow dispatch per step);
+- ``step(observation, state)`` (one step of a running episode, the way
+  samplers and rollouts act: recurrent policies carry a state from step to
+  step, ``None`` at an episode's start) and ``action(observation)`` /
+  ``actions_np(observations)``: numpy in, numpy out, for samplers stepping
+  environments (no TensorFlow dispatch per step);
 - ``actions(observations)`` / ``actions_and_log_probs(...)`` /
   ``log_probs(...)``: TensorFlow tensors, for use inside compiled updates.
 """
@@ -17,6 +20,9 @@ class BasePolicy:
     # TensorFlow policies: the Keras model (or tf.Module) holding every
     # weight, which checkpoints and SavedModel export track.
     model = None
+    # Recurrent policies act on the history (see ``step``) and train on
+    # sequences.
+    is_recurrent = False
 
     def __init__(self, observation_keys, action_shape, seed=None):
         self.observation_keys = tuple(observation_keys)
@@ -36,6 +42,11 @@ class BasePolicy:
     @property
     def deterministic(self):
         return self._deterministic
+
+    def step(self, observation, state=None):
+        """The action for one observation (unbatched) of a running episode,
+        and the state to pass with the next one (always None here)."""
+        return self.action(observation), None
 
     def action(self, observation):
         """One observation dict (unbatched) -> one action (numpy)."""

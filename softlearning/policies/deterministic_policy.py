@@ -33,6 +33,9 @@ class FeedforwardDeterministicPolicy(FeedforwardPolicy):
         return self._model(concat_observations(observations,
                                                self.observation_keys))
 
+    def deterministic_actions_from_outputs(self, outputs):
+        return outputs  # the network ends in tanh
+
     def actions_and_log_probs(self, observations, seed=None):
         raise NotImplementedError(
             "FeedforwardDeterministicPolicy has no log-probabilities: it is "
@@ -42,15 +45,14 @@ class FeedforwardDeterministicPolicy(FeedforwardPolicy):
 
     # numpy path (acting in samplers) -------------------------------------
 
-    def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
+    def _actions_from_outputs(self, outputs):
         return noisy_deterministic_actions(
-            self._mirror(inputs), self.exploration_noise, self._np_random,
+            outputs, self.exploration_noise, self._np_random,
             self._deterministic)
 
     def get_diagnostics(self, observations):
         inputs = concatenate_observations(observations, self.observation_keys)
-        actions = self._mirror(inputs)
+        actions = self._acting_network(inputs)
         return {'actions-mean': float(actions.mean()),
                 'actions-saturated': float((abs(actions) > 0.99).mean())}
 

@@ -12,6 +12,7 @@ import numpy as np
 from softlearning.models import NumpyMirror, feedforward_model
 
 from .base_policy import BasePolicy
+from .numpy_policies import concatenate_observations
 
 
 class FeedforwardPolicy(BasePolicy):
@@ -32,14 +33,28 @@ class FeedforwardPolicy(BasePolicy):
         self._name = name or self.default_name
         self._action_size = int(np.prod(action_shape))
         layout = self.numpy_class
-        self._model = feedforward_model(
+        self._model = self._build_model(
             layout.network_input_size(observation_shapes, observation_keys,
                                       self._action_size),
             hidden_layer_sizes, layout.network_output_size(self._action_size),
             activation=activation, output_activation=layout.output_activation,
             name=self._name)
-        self._mirror = NumpyMirror(self._model, activation,
-                                   layout.output_activation)
+        # The numpy copy that acts (``actions_np``, ``step``).
+        self._acting_network = self.mirror_class(
+            self._model, activation, layout.output_activation)
+
+    mirror_class = NumpyMirror
+
+    def _build_model(self, *args, **kwargs):
+        return feedforward_model(*args, **kwargs)
+
+    def actions_np(self, observations):
+        inputs = concatenate_observations(observations, self.observation_keys)
+        return self._actions_from_outputs(self._acting_network(inputs))
+
+    def _actions_from_outputs(self, outputs):
+        """Actions from the network's outputs (B, out), in numpy."""
+        raise NotImplementedError
 
     def clone(self, name=None):
         """A new policy of the same shape holding a copy of the weights
@@ -50,7 +65,7 @@ class FeedforwardPolicy(BasePolicy):
 
     def refresh_numpy_weights(self):
         """Copies the TensorFlow weights into the numpy copy that acts."""
-        self._mirror.refresh()
+        self._acting_network.refresh()
 
     @property
     def model(self):

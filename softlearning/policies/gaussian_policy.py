@@ -62,6 +62,10 @@ class FeedforwardGaussianPolicy(FeedforwardPolicy):
                 self._base_distribution(observations).mode())
         return self.actions_and_log_probs(observations, seed=seed)[0]
 
+    def deterministic_actions_from_outputs(self, outputs):
+        """tanh(shift) from the network's outputs (TensorFlow)."""
+        return tf.tanh(tf.split(outputs, 2, axis=-1)[0])
+
     def log_probs(self, observations, actions):
         raw_actions = tf.atanh(tf.clip_by_value(
             actions, -1.0 + ATANH_EPSILON, 1.0 - ATANH_EPSILON))
@@ -70,15 +74,14 @@ class FeedforwardGaussianPolicy(FeedforwardPolicy):
 
     # numpy path (acting in samplers) -------------------------------------
 
-    def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
-        return squashed_gaussian_actions(self._mirror(inputs),
-                                         self._np_random, self._deterministic)
+    def _actions_from_outputs(self, outputs):
+        return squashed_gaussian_actions(outputs, self._np_random,
+                                         self._deterministic)
 
     def get_diagnostics(self, observations):
         """Statistics of the policy on a batch (numpy in, floats out)."""
         inputs = concatenate_observations(observations, self.observation_keys)
-        shift, log_scale = np.split(self._mirror(inputs), 2, axis=-1)
+        shift, log_scale = np.split(self._acting_network(inputs), 2, axis=-1)
         log_scale = np.clip(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX)
         return {
             'shifts-mean': float(np.mean(shift)),

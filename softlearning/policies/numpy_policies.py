@@ -10,7 +10,9 @@ below). ``NumpySamplingPolicy`` is the same for ``FeedforwardSamplingPolicy``
 ``NumpyDeterministicPolicy`` is the same for ``FeedforwardDeterministicPolicy``
 (TD3/DDPG: a = mu(s), plus Gaussian exploration noise while collecting).
 ``NumpyUniformPolicy`` is the warm-up policy, and the base of
-``UniformPolicy``.
+``UniformPolicy``. The recurrent policies (``NumpyRecurrentGaussianPolicy``,
+``NumpyRecurrentDeterministicPolicy``) put an LSTM before the Dense stack and
+carry its state through an episode (``RecurrentActing``).
 
 Keeping TensorFlow out of actors is what lets them render with OSMesa (see
 softlearning/environments/rendering.py): this module must not import
@@ -19,6 +21,8 @@ TensorFlow, directly or through the package.
 
 import numpy as np
 
+from softlearning.models.numpy_lstm import (NumpyRecurrentNetwork,
+                                            recurrent_network_shapes)
 from softlearning.models.numpy_mlp import (NumpyMLP, dense_stack_shapes,
                                            flat_size)
 
@@ -71,15 +75,20 @@ class NumpyMLPPolicy(BasePolicy):
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._action_size = int(np.prod(action_shape))
-        self._weight_shapes = dense_stack_shapes(
+        self._weight_shapes = self._network_shapes(
             self.network_input_size(observation_shapes, observation_keys,
                                     self._action_size),
             hidden_layer_sizes,
             self.network_output_size(self._action_size))
         # Until the learner's weights arrive: Keras' default initialization
         # (Glorot-uniform kernels, zero biases), so the policy can act.
-        self._mlp = NumpyMLP(self._initial_weights(), activation,
-                             self.output_activation)
+        self._acting_network = self.network_class(
+            self._initial_weights(), activation, self.output_activation)
+
+    network_class = NumpyMLP
+
+    def _network_shapes(self, input_size, hidden_layer_sizes, output_size):
+        return dense_stack_shapes(input_size, hidden_layer_sizes, output_size)
 
     @staticmethod
     def network_input_size(observation_shapes, observation_keys,
@@ -102,7 +111,7 @@ class NumpyMLPPolicy(BasePolicy):
         return weights
 
     def get_weights(self):
-        return [w.copy() for w in self._mlp.get_weights()]
+        return [w.copy() for w in self._acting_network.get_weights()]
 
     def set_weights(self, weights):
         shapes = [tuple(np.shape(w)) for w in weights]
@@ -110,7 +119,16 @@ class NumpyMLPPolicy(BasePolicy):
             raise ValueError(
                 f"Weights of shapes {shapes} do not fit this policy's "
                 f"Dense stack {self._weight_shapes}")
-        self._mlp.set_weights([np.array(w, np.float32) for w in weights])
+        self._acting_network.set_weights(
+            [np.array(w, np.float32) for w in weights])
+
+    def actions_np(self, observations):
+        inputs = concatenate_observations(observations, self.observation_keys)
+        return self._actions_from_outputs(self._acting_network(inputs))
+
+    def _actions_from_outputs(self, outputs):
+        """Actions from the network's outputs (B, out)."""
+        raise NotImplementedError
 
 
 class NumpyGaussianPolicy(NumpyMLPPolicy):
@@ -120,9 +138,8 @@ class NumpyGaussianPolicy(NumpyMLPPolicy):
     def network_output_size(action_size):
         return 2 * action_size  # shift and log-scale
 
-    def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
-        return squashed_gaussian_actions(self._mlp(inputs), self._np_random,
+    def _actions_from_outputs(self, outputs):
+        return squashed_gaussian_actions(outputs, self._np_random,
                                          self._deterministic)
 
 
@@ -139,8 +156,9 @@ class NumpySamplingPolicy(NumpyMLPPolicy):
 
     def actions_np(self, observations):
         inputs = concatenate_observations(observations, self.observation_keys)
-        return sampling_network_actions(self._mlp, inputs, self._action_size,
-                                        self._np_random, self._deterministic)
+        return sampling_network_actions(self._acting_network, inputs,
+                                        self._action_size, self._np_random,
+                                        self._deterministic)
 
 
 def noisy_deterministic_actions(actions, exploration_noise, np_random,
@@ -165,11 +183,52 @@ class NumpyDeterministicPolicy(NumpyMLPPolicy):
         super().__init__(*args, **kwargs)
         self.exploration_noise = float(exploration_noise)
 
-    def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
+    def _actions_from_outputs(self, outputs):
         return noisy_deterministic_actions(
-            self._mlp(inputs), self.exploration_noise, self._np_random,
+            outputs, self.exploration_noise, self._np_random,
             self._deterministic)
+
+
+class RecurrentActing:
+    """Acting with an LSTM policy, mixed into the numpy and the TensorFlow
+    recurrent policies (before their feedforward base).
+
+    The LSTM state belongs to the episode, not to the policy: samplers and
+    rollouts keep it (softlearning/samplers/episode_stepper.py) and hand it
+    back with the next observation; ``None`` is the zero state every episode
+    starts from. The network is an LSTM of ``lstm_units`` over the
+    observation, then the Dense stack of the feedforward policy."""
+
+    is_recurrent = True
+    network_class = NumpyRecurrentNetwork
+
+    def __init__(self, *args, lstm_units=64, **kwargs):
+        self.lstm_units = int(lstm_units)
+        super().__init__(*args, **kwargs)
+
+    def _network_shapes(self, input_size, hidden_layer_sizes, output_size):
+        return recurrent_network_shapes(input_size, self.lstm_units,
+                                        hidden_layer_sizes, output_size)
+
+    def step(self, observation, state=None):
+        inputs = concatenate_observations(
+            {key: np.asarray(value)[None] for key, value in
+             observation.items()}, self.observation_keys)
+        outputs, state = self._acting_network.step(inputs, state)
+        return self._actions_from_outputs(outputs)[0], state
+
+    # ``actions_np(observations)`` takes each observation as the first of an
+    # episode (the zero state): for diagnostics, not for acting.
+
+
+class NumpyRecurrentGaussianPolicy(RecurrentActing, NumpyGaussianPolicy):
+    """The acting half of ``RecurrentGaussianPolicy`` (recurrent SAC)."""
+
+
+class NumpyRecurrentDeterministicPolicy(RecurrentActing,
+                                        NumpyDeterministicPolicy):
+    """The acting half of ``RecurrentDeterministicPolicy`` (recurrent
+    TD3/DDPG)."""
 
 
 class NumpyUniformPolicy(BasePolicy):
@@ -195,6 +254,8 @@ NUMPY_POLICIES = {
     'GaussianPolicy': NumpyGaussianPolicy,
     'FeedforwardSamplingPolicy': NumpySamplingPolicy,
     'FeedforwardDeterministicPolicy': NumpyDeterministicPolicy,
+    'RecurrentGaussianPolicy': NumpyRecurrentGaussianPolicy,
+    'RecurrentDeterministicPolicy': NumpyRecurrentDeterministicPolicy,
     'UniformPolicy': NumpyUniformPolicy,
 }
 

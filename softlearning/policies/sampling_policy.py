@@ -76,7 +76,7 @@ class FeedforwardSamplingPolicy(FeedforwardPolicy):
 
     def actions_np(self, observations):
         inputs = concatenate_observations(observations, self.observation_keys)
-        return sampling_network_actions(self._mirror, inputs,
+        return sampling_network_actions(self._acting_network, inputs,
                                         self._action_size, self._np_random,
                                         self._deterministic)
 
@@ -85,7 +85,7 @@ class FeedforwardSamplingPolicy(FeedforwardPolicy):
         inputs = concatenate_observations(observations, self.observation_keys)
         repeated = np.repeat(inputs, DIAGNOSTIC_PARTICLES, axis=0)
         actions = sampling_network_actions(
-            self._mirror, repeated, self._action_size,
+            self._acting_network, repeated, self._action_size,
             np.random.default_rng(0)).reshape(
                 len(inputs), DIAGNOSTIC_PARTICLES, self._action_size)
         return {

@@ -2,9 +2,11 @@
 
 from softlearning.utils.registry import lookup
 
+from .sequence_replay_pool import SequenceReplayPool
 from .simple_replay_pool import SimpleReplayPool
 
-REPLAY_POOLS = {'SimpleReplayPool': SimpleReplayPool}
+REPLAY_POOLS = {'SimpleReplayPool': SimpleReplayPool,
+                'SequenceReplayPool': SequenceReplayPool}
 
 
 def get(params, env, seed=None):
@@ -15,4 +17,4 @@ def get(params, env, seed=None):
         **params.get('config', {}))
 
 
-__all__ = ['SimpleReplayPool', 'get']
+__all__ = ['SequenceReplayPool', 'SimpleReplayPool', 'get']

@@ -83,8 +83,9 @@ class SimpleReplayPool:
         self._total_samples += count
 
     def add_sample(self, observation, action, reward, terminal,
-                   next_observation):
-        """Adds one transition (the sampler's per-step fast path)."""
+                   next_observation, episode=None, step=None):
+        """Adds one transition (the sampler's per-step fast path). The
+        episode id and step are for sequence pools; this one ignores them."""
         i = self._pointer
         data = self.data
         for key, value in observation.items():
@@ -115,6 +116,11 @@ class SimpleReplayPool:
 
     def add_path(self, path):
         self.add_samples(path)
+
+    def batch_shapes(self):
+        """{field: shape} of one batch element (nested like the batches);
+        the compiled updates' input signature is built from it."""
+        return _map_nested(lambda spec: spec[0], self.fields)
 
     def random_indices(self, batch_size):
         if self._size == 0:

@@ -7,8 +7,11 @@ first reset with the sampler's seed, later ones continuing the
 environment's own RNG, each after the curriculum's per-episode draws), caps
 episodes at ``max_path_length`` (a truncation: the transition still
 bootstraps), and keeps the running episode's observation, return and
-length. Per-episode state that agents add (a recurrent policy's hidden
-state, a pixel agent's frame stack) belongs here, so both samplers get it.
+length. Per-episode state that agents add belongs here, so both samplers
+get it: a recurrent policy's LSTM state (``policy_state``, None at each
+episode's start, see ``BasePolicy.step``), and each transition's episode id
+and step within the episode, from which a sequence pool tells where episodes
+begin and end (replay_pools/sequence_replay_pool.py).
 """
 
 import collections
@@ -16,7 +19,12 @@ import collections
 from softlearning.curriculum.randomization import EnvironmentStateSetter
 
 Transition = collections.namedtuple(
-    'Transition', 'observation action reward terminated next_observation')
+    'Transition',
+    'observation action reward terminated next_observation episode step')
+
+# Episode ids: the stepper's seed (distinct per sampler actor) above, its
+# count of finished episodes below.
+EPISODES_PER_SEED = 2 ** 32
 
 
 class EpisodeStepper:
@@ -29,6 +37,7 @@ class EpisodeStepper:
         self.environment_state = EnvironmentStateSetter(environment,
                                                         seed=seed)
         self.observation = None  # None: the next step starts an episode
+        self.policy_state = None
         self.path_length = 0
         self.path_return = 0.0
         self.num_paths = 0
@@ -45,13 +54,15 @@ class EpisodeStepper:
         if self.observation is None:
             self._reset()
         observation = self.observation
-        action = policy.action(observation)
+        action, self.policy_state = policy.step(observation,
+                                                self.policy_state)
         next_observation, reward, terminated, truncated, _ = (
             self.environment.step(action))
+        transition = Transition(observation, action, reward, terminated,
+                                next_observation, self.episode_id,
+                                self.path_length)
         self.path_length += 1
         self.path_return += reward
-        transition = Transition(observation, action, reward, terminated,
-                                next_observation)
         if not (terminated or truncated
                 or self.path_length >= self.max_path_length):
             self.observation = next_observation
@@ -63,7 +74,12 @@ class EpisodeStepper:
 
     def _start_new_episode(self):
         self.observation = None
+        self.policy_state = None
         self.path_length, self.path_return = 0, 0.0
+
+    @property
+    def episode_id(self):
+        return (self._seed or 0) * EPISODES_PER_SEED + self.num_paths
 
     # Checkpoint state ------------------------------------------------------
 
@@ -75,6 +91,7 @@ class EpisodeStepper:
             'path_length': self.path_length,
             'path_return': self.path_return,
             'num_paths': self.num_paths,
+            'policy_state': self.policy_state,
             'environment': self.environment.get_episode_state(),
         }
 
@@ -86,6 +103,7 @@ class EpisodeStepper:
         self.observation = state['observation']
         self.path_length = state['path_length']
         self.path_return = state['path_return']
+        self.policy_state = state.get('policy_state')
         if state['environment'] is not None:
             self.environment.set_episode_state(state['environment'])
             return True

@@ -120,8 +120,8 @@ class SamplerWorker:
 
 
 def _stack_transitions(transitions):
-    observations, actions, rewards, terminals, next_observations = zip(
-        *transitions)
+    (observations, actions, rewards, terminals, next_observations, episodes,
+     steps) = zip(*transitions)
     return {
         'observations': {key: np.stack([o[key] for o in observations])
                          for key in observations[0]},
@@ -132,6 +132,9 @@ def _stack_transitions(transitions):
         'rewards': np.asarray(rewards, dtype=np.float32)[:, None],
         # Only true terminations: a time limit still bootstraps.
         'terminals': np.asarray(terminals, dtype=np.float32)[:, None],
+        # Where episodes begin and end, for sequence pools.
+        'episodes': np.asarray(episodes, dtype=np.int64),
+        'episode_steps': np.asarray(steps, dtype=np.int64),
     }
 
 

@@ -44,8 +44,9 @@ def rollout(environment, policy, path_length, render_kwargs=None, seed=None):
     observations, actions, rewards, terminals, frames = [], [], [], [], []
     if render_kwargs is not None:
         frames.append(environment.render(**render_kwargs))
+    policy_state = None  # a recurrent policy's, from the zero state
     for _ in range(path_length):
-        action = policy.action(observation)
+        action, policy_state = policy.step(observation, policy_state)
         next_observation, reward, terminated, truncated, _ = environment.step(
             action)
         observations.append(observation)

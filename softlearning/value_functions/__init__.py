@@ -6,10 +6,15 @@ from softlearning.utils.registry import lookup
 from .feedforward_q_function import (FeedforwardQFunction,
                                      double_feedforward_Q_function,
                                      feedforward_Q_function)
+from .recurrent_q_function import (RecurrentQFunction,
+                                   double_recurrent_Q_function,
+                                   recurrent_Q_function)
 
 VALUE_FUNCTIONS = {
     'double_feedforward_Q_function': double_feedforward_Q_function,
     'feedforward_Q_function': feedforward_Q_function,
+    'double_recurrent_Q_function': double_recurrent_Q_function,
+    'recurrent_Q_function': recurrent_Q_function,
 }
 
 
@@ -21,5 +26,6 @@ def get(params, env):
         **params.get('config', {}))
 
 
-__all__ = ['FeedforwardQFunction', 'VALUE_FUNCTIONS',
-           'double_feedforward_Q_function', 'feedforward_Q_function', 'get']
+__all__ = ['FeedforwardQFunction', 'RecurrentQFunction', 'VALUE_FUNCTIONS',
+           'double_feedforward_Q_function', 'double_recurrent_Q_function',
+           'feedforward_Q_function', 'get', 'recurrent_Q_function']
