@@ -1,10 +1,12 @@
 """Training throughput on gymnasium HalfCheetah-v5; prints one JSON object.
 
 Setting: one gradient update per environment step (UTD 1), the algorithm's
-default networks and batch (SAC: 256-256, batch 256; SQL: 128-128, batch
-128, 16 value and 16 kernel particles per state), twin Q-functions, a 1e6
-replay pool, 1,000 uniform warm-up steps. The components are built from the
-development example's variant exactly as a training run builds them.
+default networks and batch (SAC, TD3, DDPG: 256-256, batch 256; SQL:
+128-128, batch 128, 16 value and 16 kernel particles per state; recurrent
+agents, --policy recurrent: an LSTM of 64 then 128-128, batch 32 windows of
+8 burn-in + 16 trained steps), a 1e6 replay pool, 1,000 uniform warm-up
+steps. The components are built from the development example's variant
+exactly as a training run builds them.
 
 - env_steps_per_s: end to end over --steps environment steps after warm-up
   and compilation: acting, env stepping, pool writes, minibatch sampling,
@@ -13,9 +15,11 @@ development example's variant exactly as a training run builds them.
   the same pool, without environment steps. The two are measured in
   alternation, an epoch of each at a time, so drift in the machine's speed
   (shared virtual CPUs) affects both alike.
-- act_latency_us: one observation -> one action, as the sampler acts.
+- act_latency_us: one observation -> one action, as the sampler acts
+  (carrying a recurrent policy's state).
 
     python benchmarks/throughput.py [--algorithm SQL] [--steps 5000] [--fused-steps 50] [--jit-compile True]
+    python benchmarks/throughput.py --algorithm SAC --policy recurrent --pomdp positions
 """
 
 import argparse
@@ -39,6 +43,8 @@ def build_runner(args):
     n_epochs = 2 + args.steps // EPOCH_LENGTH  # warm-up, compile, measured
     cli = ['--algorithm', args.algorithm,
            '--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
+           *(['--policy', args.policy] if args.policy else []),
+           *(['--pomdp', args.pomdp] if args.pomdp else []),
            '--n-epochs', str(n_epochs), '--epoch-length', str(EPOCH_LENGTH),
            '--seed', str(args.seed)]
     variant = _resolve_variant(get_variant_spec(get_parser().parse_args(cli)))
@@ -87,11 +93,12 @@ def measure(runner, fused_steps, batch_size):
 def measure_act_latency(runner, n=2000):
     policy = runner.policy
     observation = runner.training_environment.reset(seed=0)
+    state = None
     for _ in range(100):
-        policy.action(observation)
+        _, state = policy.step(observation, state)
     start = time.perf_counter()
     for _ in range(n):
-        policy.action(observation)
+        _, state = policy.step(observation, state)
     return (time.perf_counter() - start) / n * 1e6
 
 
@@ -101,7 +108,12 @@ def str2bool(value):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--algorithm', choices=('SAC', 'SQL'), default='SAC')
+    parser.add_argument('--algorithm', choices=('SAC', 'SQL', 'TD3', 'DDPG'),
+                        default='SAC')
+    parser.add_argument('--policy', choices=('recurrent',), default=None,
+                        help="The algorithm's recurrent form.")
+    parser.add_argument('--pomdp', choices=('positions', 'velocities'),
+                        default=None, help='Observe part of the state.')
     parser.add_argument('--steps', type=int, default=5000,
                         help='Measured environment steps (multiple of 1000).')
     parser.add_argument('--fused-steps', type=int, default=50)
@@ -116,8 +128,10 @@ def main():
     env_steps_per_s, updates_per_s = measure(runner, args.fused_steps,
                                              config['batch_size'])
     result = {
-        'benchmark': f'{args.algorithm.lower()}_throughput',
-        'environment': 'gym/HalfCheetah-v5',
+        'benchmark': (f"{'recurrent_' if args.policy else ''}"
+                      f"{args.algorithm.lower()}_throughput"),
+        'environment': 'gym/HalfCheetah-v5' + (
+            f' ({args.pomdp} only)' if args.pomdp else ''),
         'env_steps_per_s': round(env_steps_per_s, 1),
         'updates_per_s': round(updates_per_s, 1),
         'end_to_end_over_update_only': round(env_steps_per_s / updates_per_s, 3),
@@ -128,6 +142,9 @@ def main():
         'batch_size': config['batch_size'],
         'hidden_layer_sizes': list(
             runner._variant['policy_params']['config']['hidden_layer_sizes']),
+        'lstm_units': runner._variant['policy_params']['config'].get(
+            'lstm_units'),
+        'sequence_steps': getattr(runner.pool, 'window', None),
         'tf_threads': args.threads,
         'cpu_count': os.cpu_count(),
         'machine': platform.processor() or platform.machine(),

@@ -7,24 +7,10 @@ critic's loss trains the critic's summarizer only.
 """
 
 import numpy as np
-import tf_keras as keras
-
 from softlearning.models import concat_observations, flat_size
+from softlearning.models.recurrent import recurrent_model
 
 from .feedforward_q_function import FeedforwardQFunction
-
-
-def recurrent_Q_model(observation_size, action_size, lstm_units,
-                      hidden_layer_sizes, activation='relu', name='Q'):
-    observations = keras.Input((None, observation_size))
-    actions = keras.Input((None, action_size))
-    summaries = keras.layers.LSTM(lstm_units, return_sequences=True)(
-        observations)
-    x = keras.layers.Concatenate()([summaries, actions])
-    for units in hidden_layer_sizes:
-        x = keras.layers.Dense(units, activation=activation)(x)
-    return keras.Model([observations, actions], keras.layers.Dense(1)(x),
-                       name=name)
 
 
 class RecurrentQFunction(FeedforwardQFunction):
@@ -39,10 +25,10 @@ class RecurrentQFunction(FeedforwardQFunction):
             activation=activation, observation_keys=self.observation_keys,
             lstm_units=int(lstm_units))
         self.name = name
-        self.model = recurrent_Q_model(
+        self.model = recurrent_model(
             flat_size(observation_shapes, self.observation_keys),
-            int(np.prod(action_shape)), int(lstm_units), hidden_layer_sizes,
-            activation=activation, name=name)
+            int(lstm_units), hidden_layer_sizes, 1, activation=activation,
+            name=name, extra_input_size=int(np.prod(action_shape)))
 
     def __call__(self, observations, actions):
         return self.model([concat_observations(observations,
