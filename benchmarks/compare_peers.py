@@ -1,6 +1,7 @@
-"""softlearning's SAC throughput next to Stable-Baselines3 (PyTorch) and SBX
-(JAX) on the same machine, in one run; prints one JSON object.
+"""softlearning next to Stable-Baselines3 (PyTorch) and SBX (JAX) on the same
+machine, in one run; prints one JSON object.
 
+Throughput (default):
 The same setting as throughput.py: SAC on gymnasium HalfCheetah-v5, one
 gradient update per environment step, batch 256, 256-256 networks, a 1e6
 replay pool, 1,000 warm-up steps; each library's rate is measured over
@@ -11,6 +12,18 @@ environment with gymnasium[mujoco] and point ``--peer-python`` at it:
 
     python -m venv /tmp/peers && /tmp/peers/bin/pip install stable-baselines3 sbx-rl 'gymnasium[mujoco]'
     python benchmarks/compare_peers.py --peer-python /tmp/peers/bin/python
+
+Learning (``--learning TD3``): TD3 on HalfCheetah-v5 for ``--learning-steps``
+environment steps (100,000 by default) in softlearning (the development
+example's TD3 variant through the CLI) and in SB3 with the same settings:
+256-256 networks, batch 256, learning rates 3e-4, discount 0.99, tau 0.005,
+10,000 uniform warm-up steps, Gaussian exploration noise 0.1, target noise
+0.2 clipped at 0.5, policy delay 2, one update per step, one CPU thread
+each, the two running side by side. Both final policies are then evaluated
+by this script on the same start states (resets seeded 1000, 1001, ...,
+deterministic actions, 1,000 steps).
+
+    python benchmarks/compare_peers.py --peer-python /tmp/peers/bin/python --learning TD3 --seed 1
 """
 
 import argparse
@@ -52,6 +65,142 @@ print(json.dumps({{"env_steps_per_s": steps / (time.perf_counter() - clock.start
 '''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS)
 
 
+EVALUATION_SEEDS = tuple(range(1000, 1010))
+TD3_SETTINGS = dict(learning_rate=3e-4, batch_size=256, gamma=0.99, tau=5e-3,
+                    learning_starts=10000, policy_delay=2,
+                    target_policy_noise=0.2, target_noise_clip=0.5,
+                    exploration_noise=0.1, net_arch=[256, 256])
+
+# Runs in the peer's interpreter: trains SB3's TD3, evaluates it on the
+# given start states, prints {"returns": [...], "seconds": ...}.
+PEER_TD3_SCRIPT = '''
+import json, sys, time
+import numpy as np, torch, gymnasium as gym
+from stable_baselines3 import TD3
+from stable_baselines3.common.noise import NormalActionNoise
+torch.set_num_threads(1)
+steps, seed, settings, eval_seeds = (int(sys.argv[1]), int(sys.argv[2]),
+                                     json.loads(sys.argv[3]),
+                                     json.loads(sys.argv[4]))
+env = gym.make("HalfCheetah-v5")
+n = env.action_space.shape[0]
+# Actions are in [-1, 1] for HalfCheetah, so the noise scales match ours.
+noise = NormalActionNoise(np.zeros(n), settings["exploration_noise"] * np.ones(n))
+start = time.perf_counter()
+model = TD3("MlpPolicy", env, learning_rate=settings["learning_rate"],
+            batch_size=settings["batch_size"], gamma=settings["gamma"],
+            tau=settings["tau"], learning_starts=settings["learning_starts"],
+            policy_delay=settings["policy_delay"],
+            target_policy_noise=settings["target_policy_noise"],
+            target_noise_clip=settings["target_noise_clip"],
+            action_noise=noise, train_freq=1, gradient_steps=1,
+            buffer_size=1_000_000, seed=seed,
+            policy_kwargs=dict(net_arch=settings["net_arch"]))
+model.learn(total_timesteps=steps)
+seconds = time.perf_counter() - start
+returns = []
+for eval_seed in eval_seeds:
+    observation, _ = env.reset(seed=eval_seed)
+    total, done = 0.0, False
+    while not done:
+        action, _ = model.predict(observation, deterministic=True)
+        observation, reward, terminated, truncated, _ = env.step(action)
+        total += reward
+        done = terminated or truncated
+    returns.append(total)
+print(json.dumps({"returns": returns, "seconds": seconds}))
+'''
+
+
+def softlearning_td3_command(steps, seed, local_dir):
+    settings = TD3_SETTINGS
+    return [
+        sys.executable, '-m', 'softlearning.scripts.console_scripts',
+        'run_example_local', 'examples.development', '--algorithm', 'TD3',
+        '--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
+        '--n-epochs', str(steps // 1000), '--seed', str(seed),
+        '--local-dir', local_dir, '--cpus', '1', '--trial-cpus', '1',
+        '--verbose', '0',
+        '--config', f"algorithm_params.config.policy_lr={settings['learning_rate']}",
+        '--config', f"algorithm_params.config.Q_lr={settings['learning_rate']}",
+        '--config', f"algorithm_params.config.batch_size={settings['batch_size']}",
+        '--config', f"algorithm_params.config.discount={settings['gamma']}",
+        '--config', f"algorithm_params.config.tau={settings['tau']}",
+        '--config', 'algorithm_params.config.n_initial_exploration_steps='
+                    f"{settings['learning_starts']}",
+        '--config', f"algorithm_params.config.policy_delay={settings['policy_delay']}",
+        '--config', 'algorithm_params.config.target_noise='
+                    f"{settings['target_policy_noise']}",
+        '--config', 'algorithm_params.config.target_noise_clip='
+                    f"{settings['target_noise_clip']}",
+        '--config', 'policy_params.config.exploration_noise='
+                    f"{settings['exploration_noise']}",
+        '--config', 'policy_params.config.hidden_layer_sizes='
+                    f"{json.dumps(settings['net_arch'])}",
+        '--config', 'Q_params.config.hidden_layer_sizes='
+                    f"{json.dumps(settings['net_arch'])}"]
+
+
+def evaluate_checkpoint(trial_dir):
+    """Deterministic returns of the trial's final policy (numpy, as
+    ``softlearning simulate`` acts) on EVALUATION_SEEDS' start states."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    from examples.development.simulate_policy import (
+        build_environment, load_checkpoint_variant, load_numpy_policy)
+    from softlearning.samplers import rollouts
+    checkpoint_dir, variant = load_checkpoint_variant(trial_dir)
+    environment = build_environment(variant)
+    policy = load_numpy_policy(checkpoint_dir, variant, environment)
+    returns = []
+    with policy.set_deterministic(True):
+        for seed in EVALUATION_SEEDS:
+            (path,) = rollouts(1, environment, policy, 1000, seed=seed)
+            returns.append(path['return'])
+    return returns
+
+
+def compare_td3_learning(args):
+    import glob
+    import tempfile
+    import time
+    local_dir = tempfile.mkdtemp(prefix='td3_learning_')
+    start = time.perf_counter()
+    ours = subprocess.Popen(
+        softlearning_td3_command(args.learning_steps, args.seed, local_dir),
+        cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env={**os.environ, 'PYTHONPATH': os.path.dirname(HERE)})
+    peer = subprocess.Popen(
+        [args.peer_python, '-c', PEER_TD3_SCRIPT, str(args.learning_steps),
+         str(args.seed), json.dumps(TD3_SETTINGS),
+         json.dumps(EVALUATION_SEEDS)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    our_out, our_err = ours.communicate()
+    our_seconds = time.perf_counter() - start
+    peer_out, peer_err = peer.communicate()
+    if ours.returncode:
+        sys.exit(f"softlearning TD3 failed: {our_err[-2000:]}")
+    if peer.returncode:
+        sys.exit(f"SB3 TD3 failed: {peer_err[-2000:]}")
+    (progress,) = glob.glob(os.path.join(local_dir, '**', 'progress.csv'),
+                            recursive=True)
+    our_returns = evaluate_checkpoint(os.path.dirname(progress))
+    peer_result = json.loads(peer_out.strip().splitlines()[-1])
+
+    def summary(returns, seconds):
+        return {'eval_return_mean': round(float(sum(returns) / len(returns)), 1),
+                'eval_returns': [round(float(r), 1) for r in returns],
+                'train_seconds': round(seconds, 1)}
+
+    print(json.dumps({
+        'benchmark': 'td3_halfcheetah_learning', 'steps': args.learning_steps,
+        'seed': args.seed, 'settings': TD3_SETTINGS,
+        'evaluation_seeds': list(EVALUATION_SEEDS),
+        'softlearning': summary(our_returns, our_seconds),
+        'sb3': summary(peer_result['returns'], peer_result['seconds']),
+        'results_dir': local_dir}))
+
+
 def run_json(command):
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -65,7 +214,14 @@ def main():
     parser.add_argument('--peer-python', default=sys.executable,
                         help='Interpreter with stable-baselines3 / sbx-rl '
                              '(default: this one).')
+    parser.add_argument('--learning', choices=('TD3',), default=None,
+                        help='Compare learning instead of throughput.')
+    parser.add_argument('--learning-steps', type=int, default=100000)
+    parser.add_argument('--seed', type=int, default=1)
     args = parser.parse_args()
+    if args.learning:
+        compare_td3_learning(args)
+        return
 
     ours, error = run_json([sys.executable, os.path.join(HERE, 'throughput.py'),
                             '--steps', str(args.steps)])

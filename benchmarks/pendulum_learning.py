@@ -1,16 +1,19 @@
-"""SQL and SAC learning Pendulum-v1 through the real CLI, three seeds each;
-prints one JSON object.
+"""Agents learning Pendulum-v1 through the real CLI, three seeds each; prints
+one JSON object.
 
-Each algorithm runs its default Pendulum-v1 variant (10 epochs of 1,000
-steps, 1,000 uniform warm-up steps) for seeds 1, 2 and 3, two trials at a
-time on two CPUs. Reported per algorithm and seed: the mean deterministic
+Each agent (an algorithm, or ALGORITHM+recurrent for its recurrent form)
+runs its default Pendulum-v1 variant (10 epochs of 1,000 steps unless
+--n-epochs, 1,000 uniform warm-up steps) for seeds 1, 2 and 3, two trials at
+a time on two CPUs; with --pomdp every agent sees only the positions (cos,
+sin) or only the angular velocity. Reported per algorithm and seed: the mean deterministic
 evaluation return (5 episodes) after every epoch, and the first environment
 step count at which it reached -250 (the pendulum swung up and balanced).
 For scale, a uniformly random policy's return over 100 episodes (its mean
 and its best episode) is reported too: a learning test's threshold must lie
 above anything a random policy reaches.
 
-    python benchmarks/pendulum_learning.py [--algorithms SQL SAC] [--seeds 1 2 3]
+    python benchmarks/pendulum_learning.py [--agents SQL SAC TD3 DDPG] [--seeds 1 2 3]
+    python benchmarks/pendulum_learning.py --agents SAC SAC+recurrent --pomdp positions --n-epochs 15
 """
 
 import argparse
@@ -44,12 +47,26 @@ def random_policy_returns(n_episodes=100):
     return returns
 
 
-def run(algorithm, seeds, local_dir):
+def agent_options(agent, pomdp=None, n_epochs=None):
+    """CLI options of 'SAC' or 'SAC+recurrent' (and of --pomdp/--n-epochs)."""
+    algorithm, _, policy = agent.partition('+')
+    options = ['--algorithm', algorithm]
+    if policy:
+        options += ['--policy', policy]
+    if pomdp:
+        options += ['--pomdp', pomdp]
+    if n_epochs:
+        options += ['--n-epochs', str(n_epochs)]
+    return options
+
+
+def run(agent, seeds, local_dir, pomdp=None, n_epochs=None):
     import pandas as pd
     command = [
         sys.executable, '-m', 'softlearning.scripts.console_scripts',
-        'run_example_local', 'examples.development', '--algorithm',
-        algorithm, '--universe', 'gym', '--domain', 'Pendulum', '--task',
+        'run_example_local', 'examples.development',
+        *agent_options(agent, pomdp, n_epochs),
+        '--universe', 'gym', '--domain', 'Pendulum', '--task',
         'v1', '--local-dir', local_dir, '--cpus', '2', '--trial-cpus', '1',
         '--verbose', '0', '--config',
         'run_params.seed=' + json.dumps({'grid_search': list(seeds)})]
@@ -76,19 +93,23 @@ def run(algorithm, seeds, local_dir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--algorithms', nargs='+', default=['SQL', 'SAC'])
+    parser.add_argument('--agents', nargs='+', default=['SQL', 'SAC'],
+                        help='Algorithms, or ALGORITHM+recurrent.')
     parser.add_argument('--seeds', nargs='+', type=int, default=[1, 2, 3])
+    parser.add_argument('--pomdp', choices=('positions', 'velocities'))
+    parser.add_argument('--n-epochs', type=int, default=None)
     args = parser.parse_args()
     random_returns = random_policy_returns()
-    result = {'benchmark': 'pendulum_learning',
+    result = {'benchmark': 'pendulum_learning', 'pomdp': args.pomdp,
               'random_policy_return': {
                   'mean': round(float(np.mean(random_returns)), 1),
                   'max': round(float(np.max(random_returns)), 1)}}
-    for algorithm in args.algorithms:
+    for agent in args.agents:
         with tempfile.TemporaryDirectory() as local_dir:
-            runs = run(algorithm, args.seeds, local_dir)
+            runs = run(agent, args.seeds, local_dir, args.pomdp,
+                       args.n_epochs)
         finals = [r['eval_return'][-1] for r in runs.values()]
-        result[algorithm] = {'runs': runs,
+        result[agent] = {'runs': runs,
                              'final_eval_return_mean': round(
                                  float(np.mean(finals)), 1),
                              'final_eval_return_min': min(finals)}

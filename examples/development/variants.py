@@ -213,6 +213,15 @@ RECURRENT = {
     'replay_pool': {'class_name': 'SequenceReplayPool',
                     'config': {'sequence_length': 16, 'burn_in': 8}},
 }
+# Smaller where that learns as well, per universe/domain: Pendulum needs two
+# observations to tell the angular velocity (positions only), and learns
+# with a third of the default's cost per update.
+RECURRENT_PER_DOMAIN = {
+    DEFAULT_KEY: {},
+    'gym': {DEFAULT_KEY: {},
+            'Pendulum': {'lstm_units': 32, 'hidden_layer_sizes': (64, 64),
+                         'sequence_length': 8, 'burn_in': 4}},
+}
 # Options of a policy kind beyond the network's: TD3/DDPG's Gaussian
 # exploration noise while collecting (standard deviation, actions in [-1, 1]).
 POLICY_CONFIG = {'deterministic': {'exploration_noise': 0.1}}
@@ -333,14 +342,16 @@ def get_variant_spec_base(args, universe, domain, task):
         },
     }
     if policy_name == 'recurrent':
-        make_recurrent(variant_spec, args.algorithm)
+        make_recurrent(variant_spec, args.algorithm,
+                       lookup(RECURRENT_PER_DOMAIN, universe, domain))
     return variant_spec
 
 
-def make_recurrent(variant_spec, algorithm):
-    """Recurrent policy and Q-functions, a sequence pool (RECURRENT)."""
-    network = {'hidden_layer_sizes': RECURRENT['hidden_layer_sizes'],
-               'lstm_units': RECURRENT['lstm_units']}
+def make_recurrent(variant_spec, algorithm, overrides):
+    """Recurrent policy and Q-functions, a sequence pool (RECURRENT, with
+    the domain's ``overrides``)."""
+    network = {key: overrides.get(key, RECURRENT[key])
+               for key in ('hidden_layer_sizes', 'lstm_units')}
     variant_spec['policy_params']['class_name'] = (
         RECURRENT['policy'][algorithm])
     # The options of the algorithm's feedforward policy (TD3's exploration
@@ -351,6 +362,8 @@ def make_recurrent(variant_spec, algorithm):
     variant_spec['Q_params']['class_name'] = RECURRENT['Q_function'][algorithm]
     variant_spec['Q_params']['config'].update(network)
     pool = copy.deepcopy(RECURRENT['replay_pool'])
+    pool['config'].update({key: overrides[key] for key in
+                           ('sequence_length', 'burn_in') if key in overrides})
     pool['config']['max_size'] = (
         variant_spec['replay_pool_params']['config']['max_size'])
     variant_spec['replay_pool_params'] = pool
