@@ -1,6 +1,7 @@
 """Small variants and in-process runners shared by the checkpoint tests."""
 
 import copy
+import math
 
 
 TINY = ['--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
@@ -40,3 +41,32 @@ def tiny_variant(**kwargs):
 def make_runner(variant):
     from examples.development.main import ExperimentRunner
     return ExperimentRunner(config=copy.deepcopy(variant))
+
+
+def variant_for(*options):
+    """The development example's variant spec for these CLI options."""
+    from examples.development import get_parser, get_variant_spec
+    return get_variant_spec(get_parser().parse_args([str(o) for o in options]))
+
+
+def assert_resume_is_exact(variant, checkpoint_path, diagnostic_keys,
+                           before_save=None):
+    """Epoch 3 after restoring the checkpoint of epoch 2 == epoch 3 of the
+    run that never stopped: the algorithm's diagnostics, compared with ==,
+    and the training and evaluation statistics."""
+    runner = make_runner(variant)
+    runner.train()
+    runner.train()
+    if before_save is not None:
+        before_save(runner)
+    runner.save_checkpoint(str(checkpoint_path))
+    expected = runner.train()
+    restored = make_runner(variant)
+    restored.load_checkpoint(str(checkpoint_path))
+    result = restored.train()
+    assert result['num_train_steps'] > 0
+    for key in diagnostic_keys:
+        assert math.isfinite(expected[key]), key
+        assert result[key] == expected[key], key
+    assert result['training'] == expected['training']
+    assert result['evaluation'] == expected['evaluation']

@@ -5,7 +5,9 @@ and unknown environments are one clear error."""
 import numpy as np
 import pytest
 
-from softlearning.environments import get_environment, get_environment_from_params
+from checkpoint_helpers import variant_for
+from softlearning.environments import (get_environment,
+                                       get_environment_from_params)
 from softlearning.environments.partial_observation import (
     OBSERVATION_SPLITS, PartiallyObserved, observation_split)
 
@@ -129,11 +131,6 @@ def test_environment_without_a_split_is_one_clear_error():
     assert 'gym/Pendulum' in message and 'dm_control/cartpole' in message
     with pytest.raises(ValueError, match='valid: positions, velocities'):
         observation_split('gym', 'Pendulum', 'angles')
-
-
-def variant_for(*options):
-    from examples.development import get_parser, get_variant_spec
-    return get_variant_spec(get_parser().parse_args([str(o) for o in options]))
 
 
 def test_cli_pomdp_reaches_training_and_evaluation_environments():

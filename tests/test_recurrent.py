@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from checkpoint_helpers import make_runner, tiny_variant
+from checkpoint_helpers import (assert_resume_is_exact, tiny_variant,
+                                variant_for)
 from softlearning import (algorithms, environments, policies, replay_pools,
                           samplers, value_functions)
 from softlearning.replay_pools.sequence_replay_pool import SequenceReplayPool
@@ -304,30 +305,16 @@ def test_recurrent_trial_resumes_exactly(algorithm, tmp_path):
                '--config', 'policy_params.config.lstm_units=8',
                '--config', 'algorithm_params.config.batch_size=8'])
     assert variant['replay_pool_params']['class_name'] == 'SequenceReplayPool'
-    runner = make_runner(variant)
-    runner.train()
-    runner.train()
-    assert runner.sampler._stepper.policy_state is not None  # mid-episode
-    path = str(tmp_path / 'checkpoint_000002')
-    runner.save_checkpoint(path)
-    expected = runner.train()
-    restored = make_runner(variant)
-    restored.load_checkpoint(path)
-    result = restored.train()
-    assert result['num_train_steps'] > 0
-    for key in ('Q_loss', 'policy_loss', 'Q_value-mean'):
-        assert np.isfinite(expected[key]), key
-        assert result[key] == expected[key], key
-    assert result['training'] == expected['training']
-    assert result['evaluation'] == expected['evaluation']
+
+    def mid_episode(runner):
+        assert runner.sampler._stepper.policy_state is not None
+
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
+                           ('Q_loss', 'policy_loss', 'Q_value-mean'),
+                           before_save=mid_episode)
 
 
 # Variants --------------------------------------------------------------------------
-
-def variant_for(*options):
-    from examples.development import get_parser, get_variant_spec
-    return get_variant_spec(get_parser().parse_args([str(o) for o in options]))
-
 
 @pytest.mark.parametrize('algorithm, policy, Q', [
     ('SAC', 'RecurrentGaussianPolicy', 'double_recurrent_Q_function'),

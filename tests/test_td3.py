@@ -8,7 +8,8 @@ import tensorflow as tf
 
 from algorithm_helpers import (as_tensors, assert_fused_equals_single,
                                fill_pool, make_algorithm)
-from checkpoint_helpers import make_runner, tiny_variant
+from checkpoint_helpers import (assert_resume_is_exact, tiny_variant,
+                                variant_for)
 from softlearning import policies
 from softlearning.algorithms.td3 import DIAGNOSTIC_KEYS
 from test_numpy_policies import ACTION_SHAPE, OBSERVATION_SHAPES, observations
@@ -214,29 +215,11 @@ def test_resumed_run_matches_uninterrupted_run(algorithm, tmp_path):
     sampler, exploration noise), compared exactly."""
     variant = tiny_variant(algorithm=algorithm, domain='Pendulum', task='v1',
                            epochs=3)
-    runner = make_runner(variant)
-    runner.train()
-    runner.train()
-    path = str(tmp_path / 'checkpoint_000002')
-    runner.save_checkpoint(path)
-    expected = runner.train()
-    restored = make_runner(variant)
-    restored.load_checkpoint(path)
-    result = restored.train()
-    assert result['num_train_steps'] > 0
-    for key in DIAGNOSTIC_KEYS:
-        assert np.isfinite(expected[key]), key
-        assert result[key] == expected[key], key
-    assert result['training'] == expected['training']
-    assert result['evaluation'] == expected['evaluation']
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
+                           DIAGNOSTIC_KEYS)
 
 
 # Variants ---------------------------------------------------------------------------
-
-def variant_for(*options):
-    from examples.development import get_parser, get_variant_spec
-    return get_variant_spec(get_parser().parse_args([str(o) for o in options]))
-
 
 def test_variants_pick_each_algorithms_policy_and_Q_functions():
     base = ['--universe', 'gym', '--domain', 'Pendulum', '--task', 'v1']
