@@ -24,9 +24,6 @@ SEED = '1'
 # balanced pendulum scores above -250.
 SOLVED = -250
 SQL_THRESHOLD = -300
-# DDPG (one Q-function, no smoothing, no delay) is less steady than TD3 on
-# the same budget; calibrated with benchmarks/pendulum_learning.py.
-DDPG_THRESHOLD = -300
 # Recurrent against feedforward SAC on positions only (README: "TD3, DDPG
 # and recurrent agents"): the budget and the margin, calibrated on three
 # seeds.
@@ -74,7 +71,7 @@ def test_td3_and_ddpg_learn_pendulum_in_10k_steps(tmp_path):
     finals = final_returns(tmp_path, {'TD3': ['--algorithm', 'TD3'],
                                       'DDPG': ['--algorithm', 'DDPG']})
     assert finals['TD3'] >= SOLVED, finals
-    assert finals['DDPG'] >= DDPG_THRESHOLD, finals
+    assert finals['DDPG'] >= SOLVED, finals
 
 
 def test_recurrent_sac_beats_feedforward_sac_without_velocities(tmp_path):
