@@ -23,6 +23,32 @@ def run_cli(*args, timeout=900, env=None, cwd=REPO_ROOT):
         timeout=timeout)
 
 
+def run_clis_at_once(commands, timeout=900, env=None):
+    """Runs several ``softlearning`` commands ({name: ARGS}) at the same
+    time, as ``run_cli`` runs one: end-to-end runs spend much of their time
+    starting Ray and importing TensorFlow, which overlaps well. Returns
+    {name: subprocess.CompletedProcess}."""
+    full_env = {**os.environ, 'PYTHONPATH': REPO_ROOT, **(env or {})}
+    processes = {
+        name: subprocess.Popen(
+            [sys.executable, '-m', 'softlearning.scripts.console_scripts',
+             *map(str, args)],
+            cwd=REPO_ROOT, env=full_env, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        for name, args in commands.items()}
+    results = {}
+    for name, process in processes.items():
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            for other in processes.values():
+                other.kill()
+            raise
+        results[name] = subprocess.CompletedProcess(
+            process.args, process.returncode, stdout, stderr)
+    return results
+
+
 def trial_dirs(local_dir):
     """Trial folders (those holding a progress.csv) under ``local_dir``."""
     return sorted(os.path.dirname(path) for path in glob.glob(

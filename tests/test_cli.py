@@ -9,7 +9,8 @@ import time
 import numpy as np
 import pytest
 
-from conftest import REPO_ROOT, read_progress, run_cli, trial_dirs
+from conftest import (REPO_ROOT, read_progress, run_cli, run_clis_at_once,
+                      trial_dirs)
 
 
 def test_help():
@@ -108,23 +109,35 @@ def test_debug_run_in_process(tmp_path):
     assert 'epoch     2/2' in result.stdout
 
 
+UNIVERSES = [('gym', 'HalfCheetah', 'v5'), ('dm_control', 'cheetah', 'run'),
+             ('pybullet', 'HalfCheetahBulletEnv', 'v0')]
+
+
+@pytest.fixture(scope='module')
+def one_epoch_runs(tmp_path_factory):
+    """One epoch on each universe, the three commands at once."""
+    local_dirs = {universe: tmp_path_factory.mktemp(universe)
+                  for universe, _, _ in UNIVERSES}
+    results = run_clis_at_once({
+        universe: [
+            'run_example_local', 'examples.development', '--universe',
+            universe, '--domain', domain, '--task', task, '--n-epochs', '1',
+            '--epoch-length', '1000', '--max-path-length', '250', '--seed',
+            '1', '--exp-name', 'smoke', '--local-dir', local_dirs[universe],
+            '--cpus', '2', '--checkpoint-frequency', '1', '--config',
+            'algorithm_params.config.n_initial_exploration_steps=500']
+        for universe, domain, task in UNIVERSES})
+    return {universe: (results[universe], local_dirs[universe])
+            for universe in results}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize('universe, domain, task', [
-    ('gym', 'HalfCheetah', 'v5'),
-    ('dm_control', 'cheetah', 'run'),
-    ('pybullet', 'HalfCheetahBulletEnv', 'v0'),
-])
-def test_one_epoch_through_tune(tmp_path, universe, domain, task):
-    result = run_cli(
-        'run_example_local', 'examples.development', '--universe', universe,
-        '--domain', domain, '--task', task, '--n-epochs', '1',
-        '--epoch-length', '1000', '--max-path-length', '250', '--seed', '1',
-        '--exp-name', 'smoke', '--local-dir', tmp_path, '--cpus', '2',
-        '--checkpoint-frequency', '1',
-        '--config', 'algorithm_params.config.n_initial_exploration_steps=500')
+@pytest.mark.parametrize('universe, domain, task', UNIVERSES)
+def test_one_epoch_through_tune(one_epoch_runs, universe, domain, task):
+    result, local_dir = one_epoch_runs[universe]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    (trial_dir,) = trial_dirs(tmp_path)
-    relative = os.path.relpath(trial_dir, tmp_path).split(os.sep)
+    (trial_dir,) = trial_dirs(local_dir)
+    relative = os.path.relpath(trial_dir, local_dir).split(os.sep)
     assert relative[:3] == [universe, domain, task]
     assert relative[3].endswith('-smoke')
     assert relative[4].startswith('id=') and relative[4].endswith('seed=1')

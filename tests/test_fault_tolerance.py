@@ -82,14 +82,19 @@ def _trial_status(experiment_dir):
     return [trial.status for trial in ExperimentAnalysis(experiment_dir).trials]
 
 
-def _assert_complete(trial_dir, n_epochs=N_EPOCHS):
+def _assert_complete(trial_dir, n_epochs=N_EPOCHS, every_epoch=True):
+    """The trial ran to its last epoch with counters that continued across
+    the restart (never back to epoch 1). ``every_epoch=False``: after a
+    SIGKILLed trial process Tune (2.60) can lose result.json lines written
+    before the kill, so only an unbroken run of epochs up to the last is
+    required (the test reads the rest from the trial's output)."""
     results = _results(trial_dir)
     epochs = [r['epoch'] for r in results]
     assert epochs[-1] == n_epochs and results[-1]['done']
-    # Counters continue across the restart (never back to epoch 1).
-    assert epochs == sorted(epochs) and epochs[0] == 1
+    assert epochs == list(range(epochs[0], n_epochs + 1)), epochs
     assert all(r['total_timestep'] == 100 * r['epoch'] for r in results)
-    assert set(epochs) == set(range(1, n_epochs + 1))
+    if every_epoch:
+        assert epochs[0] == 1, epochs
     return results
 
 
@@ -105,11 +110,20 @@ def test_killed_trial_recovers_from_its_checkpoint(tmp_path):
     [experiment_dir] = glob.glob(str(tmp_path / '*/*/*/*-ft'))
     [trial_dir] = glob.glob(os.path.join(experiment_dir, 'id=*'))
     assert _trial_status(experiment_dir) == ['TERMINATED']
-    _assert_complete(trial_dir)
-    # The trial really ran in a second process after the kill.
-    pids = {int(m.group(1)) for m in map(EPOCH_LINE.search,
-                                         output.splitlines()) if m}
-    assert pid in pids and len(pids) == 2, pids
+    _assert_complete(trial_dir, every_epoch=False)
+    # The trial really ran in a second process after the kill, starting
+    # from a checkpoint (one of the first three), not from scratch, and ran every
+    # epoch from there.
+    epochs_by_pid = {}
+    for match in map(EPOCH_LINE.search, output.splitlines()):
+        if match:
+            epochs_by_pid.setdefault(int(match.group(1)), []).append(
+                int(match.group(2)))
+    assert pid in epochs_by_pid and len(epochs_by_pid) == 2, epochs_by_pid
+    (resumed,) = [epochs for other, epochs in epochs_by_pid.items()
+                  if other != pid]
+    assert 2 <= resumed[0] <= 4, epochs_by_pid
+    assert resumed == list(range(resumed[0], N_EPOCHS + 1)), epochs_by_pid
 
 
 def test_interrupted_experiment_resumes_with_restore(tmp_path, cli):

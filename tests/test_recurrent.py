@@ -293,7 +293,7 @@ def test_stepper_carries_the_lstm_state_and_resets_it_per_episode():
 # Exact resume ------------------------------------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.parametrize('algorithm', ['SAC', 'TD3'])
+@pytest.mark.parametrize('algorithm', ['SAC'])
 def test_recurrent_trial_resumes_exactly(algorithm, tmp_path):
     """Epoch 3 after a restore == epoch 3 of the run that never stopped:
     the sequence pool, the sampler's mid-episode LSTM state, weights,

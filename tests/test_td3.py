@@ -208,7 +208,7 @@ def test_target_policy_is_a_copy_with_its_own_weights():
 # Exact resume through the runner ------------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.parametrize('algorithm', ['TD3', 'DDPG'])
+@pytest.mark.parametrize('algorithm', ['TD3'])
 def test_resumed_run_matches_uninterrupted_run(algorithm, tmp_path):
     """Epoch 3 after a restore == epoch 3 of the run that never stopped
     (weights, target policy, optimizer slots, smoothing noise, pool,

@@ -94,6 +94,21 @@ class SamplerWorker:
     def get_seed(self):
         return self._seed
 
+    # Checkpoint state --------------------------------------------------------
+
+    def get_state(self):
+        """The running episode (observation, counters, the simulator's state
+        where it can save one, a recurrent policy's LSTM state) and the
+        policies' random states."""
+        return {'stepper': self._stepper.get_state(),
+                'np_random': {name: policy.get_np_random_state()
+                              for name, policy in self.policies.items()}}
+
+    def set_state(self, state):
+        for name, random_state in state['np_random'].items():
+            self.policies[name].set_np_random_state(random_state)
+        return self._stepper.set_state(state['stepper'])
+
     # Collection ------------------------------------------------------------
 
     def sample(self, n_steps, policy_name='policy', weights=None,
@@ -247,9 +262,12 @@ class RemoteSampler:
     # Checkpoints ------------------------------------------------------------
 
     def get_state(self):
-        """Counters, recent path statistics and the environment parameters
-        pushed to the actors. The actors' running episodes are not saved:
-        after a restore every actor starts a fresh episode."""
+        """Counters, recent path statistics, the environment parameters
+        pushed to the actors, and each actor's running episode (with a
+        recurrent policy's LSTM state), so that a restored run continues
+        every actor's episode where it was. In asynchronous mode actors are
+        mid-collection when a checkpoint is taken: their episodes are not
+        saved, and after a restore every actor starts a fresh one."""
         return {
             'total_samples': self._total_samples,
             'num_paths': self._num_paths,
@@ -257,6 +275,9 @@ class RemoteSampler:
             'recent_lengths': list(self._recent_lengths),
             'environment_state': dict(self._environment_state),
             'weights_version': self._weights_version,
+            'actors': (None if self._asynchronous else
+                       [self._call_with_replacement(i, 'get_state')
+                        for i in range(self._num_samplers)]),
         }
 
     def set_state(self, state):
@@ -269,6 +290,10 @@ class RemoteSampler:
         self._weights_version = state['weights_version']
         if state['environment_state']:
             self.set_environment_state(state['environment_state'])
+        actor_states = state.get('actors')  # older checkpoints: none
+        if actor_states and len(actor_states) == self._num_samplers:
+            for index, actor_state in enumerate(actor_states):
+                self._call_with_replacement(index, 'set_state', actor_state)
 
     @property
     def total_samples(self):
