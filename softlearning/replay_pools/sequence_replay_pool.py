@@ -16,6 +16,10 @@ their episode and their step within it. A minibatch element is a window of
   steps only warm the LSTMs up and are masked out too; a window starting at
   its episode's first step needs no burn-in and is trained from step 0.
 
+The networks summarize 'next_observations' on their own, from the zero
+state at the window's second observation: the summary of s'_t starts one
+step later than the one of s_{t+1}; burn-in makes the two agree.
+
 ``random_batch`` (one flat batch of transitions, for diagnostics) is the
 simple pool's. Checkpoints store the episode ids and steps with the
 transitions, so a resumed run samples the same windows.
