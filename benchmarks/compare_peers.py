@@ -112,33 +112,35 @@ print(json.dumps({"returns": returns, "seconds": seconds}))
 '''
 
 
+# Where each of TD3_SETTINGS goes in softlearning's variant.
+TD3_VARIANT_KEYS = {
+    'learning_rate': ('algorithm_params.config.policy_lr',
+                      'algorithm_params.config.Q_lr'),
+    'batch_size': ('algorithm_params.config.batch_size',),
+    'gamma': ('algorithm_params.config.discount',),
+    'tau': ('algorithm_params.config.tau',),
+    'learning_starts': ('algorithm_params.config.n_initial_exploration_steps',),
+    'policy_delay': ('algorithm_params.config.policy_delay',),
+    'target_policy_noise': ('algorithm_params.config.target_noise',),
+    'target_noise_clip': ('algorithm_params.config.target_noise_clip',),
+    'exploration_noise': ('policy_params.config.exploration_noise',),
+    'net_arch': ('policy_params.config.hidden_layer_sizes',
+                 'Q_params.config.hidden_layer_sizes'),
+}
+
+
 def softlearning_td3_command(steps, seed, local_dir):
-    settings = TD3_SETTINGS
+    overrides = [option
+                 for name, keys in TD3_VARIANT_KEYS.items() for key in keys
+                 for option in ('--config', f"{key}="
+                                f"{json.dumps(TD3_SETTINGS[name])}")]
     return [
         sys.executable, '-m', 'softlearning.scripts.console_scripts',
         'run_example_local', 'examples.development', '--algorithm', 'TD3',
         '--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
         '--n-epochs', str(steps // 1000), '--seed', str(seed),
         '--local-dir', local_dir, '--cpus', '1', '--trial-cpus', '1',
-        '--verbose', '0',
-        '--config', f"algorithm_params.config.policy_lr={settings['learning_rate']}",
-        '--config', f"algorithm_params.config.Q_lr={settings['learning_rate']}",
-        '--config', f"algorithm_params.config.batch_size={settings['batch_size']}",
-        '--config', f"algorithm_params.config.discount={settings['gamma']}",
-        '--config', f"algorithm_params.config.tau={settings['tau']}",
-        '--config', 'algorithm_params.config.n_initial_exploration_steps='
-                    f"{settings['learning_starts']}",
-        '--config', f"algorithm_params.config.policy_delay={settings['policy_delay']}",
-        '--config', 'algorithm_params.config.target_noise='
-                    f"{settings['target_policy_noise']}",
-        '--config', 'algorithm_params.config.target_noise_clip='
-                    f"{settings['target_noise_clip']}",
-        '--config', 'policy_params.config.exploration_noise='
-                    f"{settings['exploration_noise']}",
-        '--config', 'policy_params.config.hidden_layer_sizes='
-                    f"{json.dumps(settings['net_arch'])}",
-        '--config', 'Q_params.config.hidden_layer_sizes='
-                    f"{json.dumps(settings['net_arch'])}"]
+        '--verbose', '0', *overrides]
 
 
 def evaluate_checkpoint(trial_dir):

@@ -12,15 +12,19 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _cli(args, env):
+    """The command line and environment of ``softlearning ARGS``."""
+    return ([sys.executable, '-m', 'softlearning.scripts.console_scripts',
+             *map(str, args)],
+            {**os.environ, 'PYTHONPATH': REPO_ROOT, **(env or {})})
+
+
 def run_cli(*args, timeout=900, env=None, cwd=REPO_ROOT):
     """Runs ``softlearning ARGS`` as a user would, from the repository root
     (or ``cwd``)."""
-    full_env = {**os.environ, 'PYTHONPATH': REPO_ROOT, **(env or {})}
-    return subprocess.run(
-        [sys.executable, '-m', 'softlearning.scripts.console_scripts',
-         *map(str, args)],
-        cwd=cwd, env=full_env, capture_output=True, text=True,
-        timeout=timeout)
+    command, full_env = _cli(args, env)
+    return subprocess.run(command, cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def run_clis_at_once(commands, timeout=900, env=None):
@@ -28,14 +32,12 @@ def run_clis_at_once(commands, timeout=900, env=None):
     time, as ``run_cli`` runs one: end-to-end runs spend much of their time
     starting Ray and importing TensorFlow, which overlaps well. Returns
     {name: subprocess.CompletedProcess}."""
-    full_env = {**os.environ, 'PYTHONPATH': REPO_ROOT, **(env or {})}
-    processes = {
-        name: subprocess.Popen(
-            [sys.executable, '-m', 'softlearning.scripts.console_scripts',
-             *map(str, args)],
-            cwd=REPO_ROOT, env=full_env, stdout=subprocess.PIPE,
+    processes = {}
+    for name, args in commands.items():
+        command, full_env = _cli(args, env)
+        processes[name] = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=full_env, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
-        for name, args in commands.items()}
     results = {}
     for name, process in processes.items():
         try:

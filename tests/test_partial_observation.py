@@ -99,7 +99,6 @@ def test_previous_action_is_observed_and_reset_to_zero():
     state = env.get_episode_state()
     expected, *_ = env.step(np.array([-0.25], np.float32))
     env.set_episode_state(state)
-    env.wrapped.set_episode_state(state['environment'])
     observation, *_ = env.step(np.array([-0.25], np.float32))
     np.testing.assert_allclose(observation['observations'],
                                expected['observations'])

@@ -10,17 +10,25 @@ class FeedforwardQFunction:
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, name='Q'):
+                 observation_keys=None, name='Q', **model_options):
         self.observation_keys = tuple(observation_keys or observation_shapes)
+        # What ``clone`` builds a copy from.
         self._config = dict(
             observation_shapes=observation_shapes, action_shape=action_shape,
             hidden_layer_sizes=tuple(hidden_layer_sizes),
-            activation=activation, observation_keys=self.observation_keys)
+            activation=activation, observation_keys=self.observation_keys,
+            **model_options)
         self.name = name
-        self.model = feedforward_model(
-            flat_size(observation_shapes, self.observation_keys)
-            + int(np.prod(action_shape)),
-            hidden_layer_sizes, 1, activation=activation, name=name)
+        self.model = self._build_model(
+            flat_size(observation_shapes, self.observation_keys),
+            int(np.prod(action_shape)), hidden_layer_sizes, activation, name,
+            **model_options)
+
+    def _build_model(self, observation_size, action_size, hidden_layer_sizes,
+                     activation, name):
+        return feedforward_model(
+            observation_size + action_size, hidden_layer_sizes, 1,
+            activation=activation, name=name)
 
     def __call__(self, observations, actions):
         return self.model(tf.concat(

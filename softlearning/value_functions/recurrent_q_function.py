@@ -6,8 +6,7 @@ Inputs are sequences: observations (B, T, ...) and actions (B, T, |A|) give
 critic's loss trains the critic's summarizer only.
 """
 
-import numpy as np
-from softlearning.models import concat_observations, flat_size
+from softlearning.models import concat_observations
 from softlearning.models.recurrent import recurrent_model
 
 from .feedforward_q_function import FeedforwardQFunction
@@ -15,20 +14,14 @@ from .feedforward_q_function import FeedforwardQFunction
 
 class RecurrentQFunction(FeedforwardQFunction):
 
-    def __init__(self, observation_shapes, action_shape,
-                 hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, lstm_units=64, name='Q'):
-        self.observation_keys = tuple(observation_keys or observation_shapes)
-        self._config = dict(
-            observation_shapes=observation_shapes, action_shape=action_shape,
-            hidden_layer_sizes=tuple(hidden_layer_sizes),
-            activation=activation, observation_keys=self.observation_keys,
-            lstm_units=int(lstm_units))
-        self.name = name
-        self.model = recurrent_model(
-            flat_size(observation_shapes, self.observation_keys),
-            int(lstm_units), hidden_layer_sizes, 1, activation=activation,
-            name=name, extra_input_size=int(np.prod(action_shape)))
+    def __init__(self, *args, lstm_units=64, **kwargs):
+        super().__init__(*args, lstm_units=int(lstm_units), **kwargs)
+
+    def _build_model(self, observation_size, action_size, hidden_layer_sizes,
+                     activation, name, lstm_units):
+        return recurrent_model(observation_size, lstm_units,
+                               hidden_layer_sizes, 1, activation=activation,
+                               name=name, extra_input_size=action_size)
 
     def __call__(self, observations, actions):
         return self.model([concat_observations(observations,
