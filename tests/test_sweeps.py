@@ -12,7 +12,8 @@ import pytest
 from ray import tune
 
 from checkpoint_helpers import make_runner, tiny_variant
-from conftest import REPO_ROOT, read_progress, run_cli, trial_dirs
+from conftest import (REPO_ROOT, read_progress, run_cli, run_clis_at_once,
+                      trial_dirs)
 from examples.search_spaces import to_search_space
 
 TINY_SWEEP = ['--n-epochs', '2', '--epoch-length', '100',
@@ -300,21 +301,51 @@ def _optimizers(runner):
 
 # End to end through the command line --------------------------------------------
 
+SWEEPS = {
+    # A 2x2 grid x 2 seeds.
+    'grid': ['--exp-name', 'grid', '--num-samples', '2',
+             '--config', 'algorithm_params.config.tau={"grid_search": '
+                         '[0.005, 0.02]}',
+             '--config', 'algorithm_params.config.policy_lr={"grid_search": '
+                         '[0.001, 0.0003]}'],
+    'asha': ['--n-epochs', '4', '--num-samples', '2',
+             '--scheduler', 'asha', '--scheduler-config',
+             '{"grace_period": 100, "reduction_factor": 2}',
+             '--config', 'algorithm_params.config.max_path_length='
+                         '{"grid_search": [25, 200]}',
+             '--config', 'algorithm_params.config.alpha_lr={"loguniform": '
+                         '[0.0001, 0.001]}'],
+    'optuna': ['--n-epochs', '1', '--num-samples', '2',
+               '--search-algorithm', 'optuna', '--max-concurrent-trials', '2',
+               '--config', 'algorithm_params.config.tau={"uniform": '
+                           '[0.001, 0.1]}',
+               '--config', 'algorithm_params.config.policy_lr={"loguniform": '
+                           '[0.0001, 0.01]}'],
+}
+
+
+@pytest.fixture(scope='module')
+def sweeps(tmp_path_factory):
+    """The sweeps of SWEEPS, each in its own folder, run at the same time
+    (most of a tiny sweep is starting Ray and TensorFlow, which overlaps).
+    {name: (completed process, local dir)}."""
+    local_dirs = {name: tmp_path_factory.mktemp(name) for name in SWEEPS}
+    results = run_clis_at_once({
+        name: ['run_example_local', 'examples.development', *TINY_SWEEP,
+               *args, '--local-dir', local_dirs[name]]
+        for name, args in SWEEPS.items()})
+    return {name: (results[name], local_dirs[name]) for name in SWEEPS}
+
+
 @pytest.mark.slow
-def test_grid_sweep_summary_and_plot(tmp_path):
-    """A 2x2 grid x 2 seeds: 8 trials whose params.json match the grid,
-    Tune's table shows returns and steps, and summary / plot read them."""
-    result = run_cli(
-        'run_example_local', 'examples.development', *TINY_SWEEP,
-        '--local-dir', tmp_path, '--exp-name', 'grid', '--num-samples', '2',
-        '--config', 'algorithm_params.config.tau={"grid_search": [0.005, '
-                    '0.02]}',
-        '--config', 'algorithm_params.config.policy_lr={"grid_search": '
-                    '[0.001, 0.0003]}')
+def test_grid_sweep_summary_and_plot(sweeps, tmp_path):
+    """8 trials whose params.json match the grid, Tune's table shows
+    returns and steps, and summary / plot read them."""
+    result, local_dir = sweeps['grid']
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for column in ('eval return', 'steps', 'policy_lr', 'tau'):
         assert column in result.stdout, column
-    trials = trial_dirs(tmp_path)
+    trials = trial_dirs(local_dir)
     assert len(trials) == 8
     grid = [(_params(t)['algorithm_params']['config']['tau'],
              _params(t)['algorithm_params']['config']['policy_lr'])
@@ -363,21 +394,13 @@ def test_grid_sweep_summary_and_plot(tmp_path):
 
 @pytest.mark.slow
 def test_asha_stops_poor_trials_early_and_loguniform_stays_in_bounds(
-        tmp_path):
+        sweeps):
     """Evaluation episodes of 25 steps return far more than those of 200
     (Pendulum's rewards are negative), so ASHA stops the 200-step trials
     that reach its first rung after a 25-step one."""
-    result = run_cli(
-        'run_example_local', 'examples.development', *TINY_SWEEP,
-        '--n-epochs', '4', '--local-dir', tmp_path, '--num-samples', '2',
-        '--scheduler', 'asha', '--scheduler-config',
-        '{"grace_period": 100, "reduction_factor": 2}',
-        '--config', 'algorithm_params.config.max_path_length={"grid_search": '
-                    '[25, 200]}',
-        '--config', 'algorithm_params.config.alpha_lr={"loguniform": '
-                    '[0.0001, 0.001]}')
+    result, local_dir = sweeps['asha']
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    trials = trial_dirs(tmp_path)
+    trials = trial_dirs(local_dir)
     assert len(trials) == 4
     for trial in trials:
         alpha_lr = _params(trial)['algorithm_params']['config']['alpha_lr']
@@ -389,7 +412,7 @@ def test_asha_stops_poor_trials_early_and_loguniform_stays_in_bounds(
 
     from softlearning.analysis import load_trials
     statuses = {os.path.basename(t.path): t.status
-                for t in load_trials([str(tmp_path)])}
+                for t in load_trials([str(local_dir)])}
     stopped = [t for t, s in zip(trials, steps) if s < 400]
     assert {statuses[os.path.basename(t)] for t in stopped} == {'stopped'}
 
@@ -468,17 +491,10 @@ def _policy_lr(config):
 
 
 @pytest.mark.slow
-def test_optuna_search(tmp_path):
-    pytest.importorskip('optuna')
-    result = run_cli(
-        'run_example_local', 'examples.development', *TINY_SWEEP,
-        '--n-epochs', '1', '--local-dir', tmp_path, '--num-samples', '2',
-        '--search-algorithm', 'optuna', '--max-concurrent-trials', '2',
-        '--config', 'algorithm_params.config.tau={"uniform": [0.001, 0.1]}',
-        '--config', 'algorithm_params.config.policy_lr={"loguniform": '
-                    '[0.0001, 0.01]}')
+def test_optuna_search(sweeps):
+    result, local_dir = sweeps['optuna']
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    trials = trial_dirs(tmp_path)
+    trials = trial_dirs(local_dir)
     assert len(trials) == 2
     for trial in trials:
         params = _params(trial)
