@@ -54,6 +54,7 @@ DEBUG_HONOURED = {
     'async_sampling': 'the sampler actors',
     'curriculum': 'the variant',
     'pomdp': 'the environment', 'pomdp_previous_action': 'the environment',
+    'observation': 'the environment',
     'cpus': "Ray's CPUs (for sampler actors) and TensorFlow's threads",
     'trial_cpus': "TensorFlow's threads",
     'trial_gpus': "whether TensorFlow reports CUDA problems",
@@ -139,6 +140,10 @@ def parse_example(example_module_name, example_argv, mode,
             setattr(args, name, default)
     if getattr(args, 'mode', None) is None:
         args.mode = 'debug' if mode == 'debug' else 'local'
+    # Defaults that follow from other options (the example's own rules).
+    prepare_args = getattr(example, 'prepare_args', None)
+    if prepare_args is not None:
+        prepare_args(args)
     if mode == 'cluster':
         # The cluster's CPUs are not known here (an autoscaler may add
         # nodes): Tune waits for the trial's resources.

@@ -1,6 +1,8 @@
 """Development example: the variants and the trainable used by
 ``softlearning run_example_* examples.development``."""
 
+import sys
+
 from examples.utils import get_parser as _get_parser
 from examples.utils import str2bool
 from softlearning.environments.partial_observation import PARTS
@@ -25,7 +27,31 @@ def get_parser():
         '--pomdp-previous-action', type=str2bool, default=False,
         help="With --pomdp: also observe the previous action (default: "
              "%(default)s).")
+    group = parser.add_argument_group('pixels')
+    group.add_argument(
+        '--observation', type=str, default='state',
+        choices=('state', 'pixels'),
+        help="What the agent observes: the simulator's state, or rendered "
+             "frames (SAC with a convolutional encoder; dm_control or "
+             "gymnasium MuJoCo tasks). Pixels: 64x64 frames, 3 stacked, the "
+             "action repeated per domain (cartpole 8, cheetah 4, walker 2, "
+             "finger 2, others 4), random-shift augmentation; change them "
+             "with --config environment_params.training.pixels.<image_size|"
+             "frame_stack|action_repeat>=N. Frames are rendered by sampler "
+             "actors (at least one: --num-samplers defaults to 1), with "
+             "MUJOCO_GL=osmesa (libosmesa6) without a screen (default: "
+             "%(default)s).")
     return parser
+
+
+def prepare_args(args):
+    """Pixels are rendered by sampler actors (the learner imports
+    TensorFlow, which cannot share a process with OSMesa): at least one."""
+    if getattr(args, 'observation', 'state') == 'pixels' and not (
+            args.num_samplers):
+        args.num_samplers = 1
+        print("softlearning: --observation pixels: frames are rendered by "
+              "sampler actors; using --num-samplers 1.", file=sys.stderr)
 
 
 def get_trainable_class(args=None):
@@ -33,4 +59,5 @@ def get_trainable_class(args=None):
     return ExperimentRunner
 
 
-__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec']
+__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',
+           'prepare_args']

@@ -20,10 +20,11 @@ SUPPLIED_BY_RUNNER = {
         'training_environment', 'evaluation_environment', 'policy',
         'initial_exploration_policy', 'Qs', 'pool', 'sampler',
         'iteration_callbacks', 'seed'},
-    'policy_params': {'observation_shapes', 'action_shape', 'seed'},
+    'policy_params': {'observation_shapes', 'action_shape', 'seed',
+                      'encoder'},
     'exploration_policy_params': {'observation_shapes', 'action_shape',
                                   'seed'},
-    'Q_params': {'observation_shapes', 'action_shape', 'name'},
+    'Q_params': {'observation_shapes', 'action_shape', 'name', 'encoder'},
     'replay_pool_params': {'observation_shapes', 'action_shape', 'seed'},
     'sampler_params': {'seed'},
 }

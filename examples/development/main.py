@@ -9,7 +9,8 @@ Tune experiment.
 import os
 import sys
 
-from softlearning.environments.rendering import keep_opengl_out_of_learner
+from softlearning.environments.rendering import (keep_opengl_out_of_learner,
+                                                 renders_observations)
 from softlearning.utils.tensorflow_logging import import_tensorflow
 
 # A trial imports TensorFlow, so it must not load OSMesa (see rendering.py):
@@ -25,6 +26,7 @@ from ray import tune  # noqa: E402
 from softlearning import (  # noqa: E402
     algorithms, curriculum, environments, policies, replay_pools, samplers,
     value_functions)
+from softlearning.models.conv_encoder import get_encoder  # noqa: E402
 from softlearning.utils import checkpoints  # noqa: E402
 from softlearning.utils.random import set_seed  # noqa: E402
 
@@ -124,17 +126,24 @@ class ExperimentRunner(tune.Trainable):
                 environment_params['evaluation'])
             if environment_params.get('evaluation') else None)
         seed = self._seed
-        if evaluation_environment is not None:
+        if evaluation_environment is not None and not renders_observations(
+                environment_params['evaluation']):
             # Seeded once, so evaluation episodes are reproducible (and their
-            # RNG state can be checkpointed).
+            # RNG state can be checkpointed). Environments that render run
+            # their evaluation episodes on the sampler actors instead.
             evaluation_environment.reset(seed=seed + 2)
 
+        # Pixel agents: one convolutional encoder, trained by the
+        # Q-functions and read by the policy (models/conv_encoder.py).
+        encoder = get_encoder(variant.get('encoder_params'),
+                              training_environment.observation_shapes)
         policy = policies.get(variant['policy_params'], training_environment,
-                              seed=seed)
+                              seed=seed, encoder=encoder)
         initial_exploration_policy = policies.get(
             variant['exploration_policy_params'], training_environment,
             seed=seed + 1)
-        Qs = value_functions.get(variant['Q_params'], training_environment)
+        Qs = value_functions.get(variant['Q_params'], training_environment,
+                                 encoder=encoder)
         pool = replay_pools.get(variant['replay_pool_params'],
                                 training_environment, seed=seed)
         sampler = samplers.get_from_variant(variant, seed=seed)

@@ -151,8 +151,9 @@ def load_numpy_policy(checkpoint_dir, variant, environment, seed=None):
     """The checkpoint's policy as its TensorFlow-free (numpy) version."""
     from softlearning.policies.numpy_policies import get_numpy_policy
     try:
-        policy = get_numpy_policy(variant['policy_params'], environment,
-                                  seed=seed)
+        policy = get_numpy_policy(
+            variant['policy_params'], environment, seed=seed,
+            encoder_params=variant.get('encoder_params'))
         policy.set_weights(load_policy_weights(checkpoint_dir, variant))
     except ValueError as error:
         raise SimulateError(
@@ -166,8 +167,16 @@ def load_policy(checkpoint_dir, variant, environment):
     variant."""
     import tensorflow as tf
     from softlearning import policies
-    policy = policies.get(variant['policy_params'], environment)
-    checkpoint = tf.train.Checkpoint(policy=policy.model)
+    from softlearning.models.conv_encoder import get_encoder
+    # A pixel agent's policy reads the encoder its Q-functions trained.
+    encoder = get_encoder(variant.get('encoder_params'),
+                          environment.observation_shapes)
+    policy = policies.get(variant['policy_params'], environment,
+                          encoder=encoder)
+    saved = {'policy': policy.model}
+    if encoder is not None:
+        saved['encoder'] = encoder.model
+    checkpoint = tf.train.Checkpoint(**saved)
     try:
         checkpoint.read(os.path.join(
             checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)).expect_partial()
@@ -206,8 +215,12 @@ def _render_mode(args):
 def simulate(args):
     checkpoint_dir, variant = load_checkpoint_variant(args.checkpoint_path)
     mode, render_kwargs = _render_mode(args)
-    if mode == 'rgb_array':
+    environment_params = (variant['environment_params'].get('evaluation')
+                          or variant['environment_params']['training'])
+    if mode == 'rgb_array' or rendering.renders_observations(
+            environment_params):
         # Before gymnasium or dm_control import MuJoCo's OpenGL bindings.
+        # (Pixel observations are rendered whatever the mode.)
         rendering.configure_offscreen_rendering()
     else:
         rendering.keep_opengl_out_of_learner()
@@ -251,6 +264,11 @@ def export(checkpoint_path, output_dir):
     """Writes the checkpoint's policy as a SavedModel (see
     softlearning/policies/export.py for its interface)."""
     checkpoint_dir, variant = load_checkpoint_variant(checkpoint_path)
+    if variant.get('encoder_params'):
+        raise SimulateError(
+            f"Checkpoint '{checkpoint_dir}' is of a pixel-based agent; "
+            "export writes state-based policies only. Film or replay it "
+            "with 'softlearning simulate'.")
     rendering.keep_opengl_out_of_learner()
     from softlearning.policies.export import export_saved_model
     environment = build_environment(variant)

@@ -15,6 +15,10 @@ from softlearning.environments import resolve_task
 from softlearning.environments.partial_observation import (
     PARTS, validate_pomdp_params)
 
+from softlearning.environments.pixels import (pixel_settings,
+                                              validate_pixel_params)
+from softlearning.models.numpy_conv import encoder_config
+
 from .config_keys import check_config_keys
 
 DEFAULT_KEY = '__default__'
@@ -226,6 +230,32 @@ RECURRENT_PER_DOMAIN = {
 # exploration noise while collecting (standard deviation, actions in [-1, 1]).
 POLICY_CONFIG = {'deterministic': {'exploration_noise': 0.1}}
 
+# SAC from pixels (--observation pixels): the recipe of DrQ (Kostrikov et
+# al. 2020) and SAC-AE (Yarats et al. 2019), sized for CPUs. The encoder
+# (models/numpy_conv.py) is DrQ's but for its second stride (2 instead of
+# 1) and 64x64 frames instead of 84x84: ~6x fewer multiply-adds per frame.
+# DrQ's exact network: --config environment_params.training.pixels.
+# image_size=84 --config encoder_params.config.strides=[2,1,1,1]. The
+# per-domain action repeats are in softlearning/environments/pixels.py.
+PIXELS = {
+    'pixels': {'image_size': 64, 'frame_stack': 3},
+    'encoder_params': {'class_name': 'ConvEncoder',
+                       'config': {'filters': (32, 32, 32, 32),
+                                  'strides': (2, 2, 1, 1),
+                                  'feature_size': 50}},
+    'replay_pool_params': {'class_name': 'FrameReplayPool',
+                           'config': {'max_size': 100000}},
+    'algorithm': {'batch_size': 128, 'policy_lr': 1e-3, 'Q_lr': 1e-3,
+                  'alpha_lr': 1e-3, 'initial_alpha': 0.1, 'tau': 0.01,
+                  'augmentation_pad': 4, 'n_initial_exploration_steps': 1000,
+                  'eval_n_episodes': 5},
+    # In simulator steps: epochs and episodes count policy steps, each
+    # ``action_repeat`` simulator steps.
+    'epoch_simulator_steps': 8000,
+    'episode_simulator_steps': 1000,
+    'total_simulator_steps': 500000,
+}
+
 # Eager TensorFlow runs ~10 updates/s: debug epochs are tiny on purpose.
 DEBUG_OVERRIDES = {'n_epochs': 2, 'epoch_length': 100,
                    'n_initial_exploration_steps': 50, 'eval_n_episodes': 1}
@@ -344,7 +374,91 @@ def get_variant_spec_base(args, universe, domain, task):
     if policy_name == 'recurrent':
         make_recurrent(variant_spec, args.algorithm,
                        lookup(RECURRENT_PER_DOMAIN, universe, domain))
+    if getattr(args, 'observation', 'state') == 'pixels':
+        make_pixel_based(variant_spec, args, policy_name)
     return variant_spec
+
+
+def make_pixel_based(variant_spec, args, policy_name):
+    """SAC from rendered frames (PIXELS): the environments observe stacked
+    frames, the agent encodes them with a shared convolutional encoder, and
+    the pool stores each frame once per transition. Epoch and episode
+    lengths are in policy steps, so they follow the action repeat; options
+    given on the command line win."""
+    if args.algorithm != 'SAC' or policy_name != 'gaussian':
+        raise ValueError(
+            f"--observation pixels trains SAC with its Gaussian policy; "
+            f"got --algorithm {args.algorithm} --policy {policy_name}. "
+            "Valid: --algorithm SAC (--policy gaussian)")
+    training = variant_spec['environment_params']['training']
+    training['pixels'] = pixel_settings(
+        training['universe'], training['domain'], PIXELS['pixels'])
+    variant_spec['encoder_params'] = copy.deepcopy(PIXELS['encoder_params'])
+    pool = copy.deepcopy(PIXELS['replay_pool_params'])
+    pool['config']['frame_stack'] = training['pixels']['frame_stack']
+    variant_spec['replay_pool_params'] = pool
+    variant_spec['algorithm_params']['config'].update(PIXELS['algorithm'])
+
+
+def set_pixel_lengths(config, args, config_keys, action_repeat):
+    """PIXELS' simulator-step lengths in policy steps, for each length the
+    command line (an option, or --config) did not set."""
+    lengths = {
+        'epoch_length': PIXELS['epoch_simulator_steps'] // action_repeat,
+        'max_path_length': (PIXELS['episode_simulator_steps']
+                            // action_repeat),
+        'n_epochs': (PIXELS['total_simulator_steps']
+                     // PIXELS['epoch_simulator_steps'])}
+    if args.mode == 'debug':
+        lengths.update({key: DEBUG_OVERRIDES[key] for key in lengths
+                        if key in DEBUG_OVERRIDES})
+    for key, value in lengths.items():
+        if (getattr(args, key, None) is None
+                and f'algorithm_params.config.{key}' not in config_keys):
+            config[key] = value
+    if 'algorithm_params.config.n_initial_exploration_steps' not in (
+            config_keys):
+        warm_up = (DEBUG_OVERRIDES['n_initial_exploration_steps']
+                   if args.mode == 'debug'
+                   else PIXELS['algorithm']['n_initial_exploration_steps'])
+        config['n_initial_exploration_steps'] = min(
+            warm_up, config['n_epochs'] * config['epoch_length'])
+
+
+def finish_pixel_settings(variant_spec, args, config_keys):
+    """After --config overrides: epochs and episodes in policy steps of the
+    chosen action repeat (unless given), the evaluation environment renders
+    as the training one does, the pool stacks as many frames, and the
+    settings are valid (or one clear error)."""
+    environment_params = variant_spec['environment_params']
+    training = environment_params['training']
+    if not training.get('pixels'):
+        return
+    training['pixels'] = pixel_settings(
+        training['universe'], training['domain'], training['pixels'])
+    set_pixel_lengths(variant_spec['algorithm_params']['config'], args,
+                      config_keys, training['pixels']['action_repeat'])
+    variant_spec['sampler_params']['config']['max_path_length'] = (
+        variant_spec['algorithm_params']['config']['max_path_length'])
+    evaluation = environment_params.get('evaluation')
+    if evaluation and not any(key.startswith(
+            'environment_params.evaluation.pixels') for key in config_keys):
+        evaluation['pixels'] = copy.deepcopy(training['pixels'])
+    pool = variant_spec['replay_pool_params']
+    if pool['class_name'] == 'FrameReplayPool':
+        if 'replay_pool_params.config.frame_stack' not in config_keys:
+            pool['config']['frame_stack'] = training['pixels']['frame_stack']
+        elif pool['config']['frame_stack'] != training['pixels'][
+                'frame_stack']:
+            raise ValueError(
+                f"replay_pool_params.config.frame_stack "
+                f"({pool['config']['frame_stack']}) must equal the "
+                f"environment's frame_stack "
+                f"({training['pixels']['frame_stack']})")
+    encoder_config(variant_spec.get('encoder_params', {}).get('config'))
+    for params in environment_params.values():
+        if params:
+            validate_pixel_params(params)
 
 
 def make_recurrent(variant_spec, algorithm, overrides):
@@ -417,6 +531,8 @@ def get_variant_spec(args):
         set_by_path(variant_spec, key, value, source=f'--sweep {args.sweep}:')
     for key, value in args.config:
         set_by_path(variant_spec, key, value)
+    finish_pixel_settings(variant_spec, args, [key for key, _ in (
+        *(getattr(args, 'sweep_config', None) or ()), *args.config)])
     validate_curriculum(variant_spec)
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:

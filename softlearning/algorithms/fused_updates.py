@@ -4,13 +4,15 @@
 algorithm's update rule (``SAC`` in sac.py, ``SQL`` in sql.py). It owns what
 every such algorithm needs and nothing it chooses:
 
-- the Q-functions, their target copies, and the target update
+- the Q-functions, their target copies (and, for pixel agents, the shared
+  convolutional encoder and its target copy), and the target update
   ``Q' <- tau * Q + (1 - tau) * Q'`` every ``target_update_interval``
   updates (``tau = 1``: hard copies);
 - the compiled update: ``_do_training`` runs K updates in one
   ``tf.function`` call, a loop inside the graph over K minibatches drawn
   beforehand and stacked to (K, B, ...), so TensorFlow's per-call dispatch
   is paid once per K updates; it returns each diagnostic's mean over the K;
+- pixel agents' random-shift augmentation of each minibatch;
 - the update counter and one random generator (a TensorFlow variable, so a
   checkpoint holds it and a resumed run draws the same noise);
 - Adam optimizers, built up front so checkpoints always hold their slots and
@@ -30,17 +32,47 @@ A subclass provides:
 import tensorflow as tf
 import tf_keras as keras
 
+from softlearning.value_functions import clone_Q_functions
+
 from .rl_algorithm import RLAlgorithm
 
 
 def batch_signature(pool):
     """TensorSpecs of (K, B, ...) stacked minibatches, K and B unknown."""
-    def specs(shapes):
+    def specs(shapes, dtypes):
         # Shapes are tuples, which tf.nest would take apart: walk the dicts.
         if isinstance(shapes, dict):
-            return {key: specs(value) for key, value in shapes.items()}
-        return tf.TensorSpec((None, None, *shapes), tf.float32)
-    return specs(pool.batch_shapes())
+            return {key: specs(value, dtypes[key])
+                    for key, value in shapes.items()}
+        return tf.TensorSpec((None, None, *shapes), tf.as_dtype(dtypes))
+    return specs(pool.batch_shapes(), pool.batch_dtypes())
+
+
+def _unique(variables):
+    """``variables`` without repeats (twin Q-functions share an encoder)."""
+    seen, unique = set(), []
+    for variable in variables:
+        if variable.ref() not in seen:
+            seen.add(variable.ref())
+            unique.append(variable)
+    return unique
+
+
+def random_shift(images, pad, seed):
+    """DrQ's augmentation: each image (B, H, W, C) padded by repeating its
+    border ``pad`` pixels, then cropped back to H x W at a random offset
+    (0..2 * pad in each direction). Keeps the dtype."""
+    height, width = tf.shape(images)[1], tf.shape(images)[2]
+    shifts = tf.random.stateless_uniform(
+        tf.stack([tf.shape(images)[0], 2]), seed, -pad, pad + 1, tf.int32)
+    # Row/column i of the shifted image is row/column i + shift of the
+    # original, clipped to its border (= the border repeated as padding).
+    rows = tf.clip_by_value(shifts[:, :1] + tf.range(height)[None], 0,
+                            height - 1)
+    columns = tf.clip_by_value(shifts[:, 1:] + tf.range(width)[None], 0,
+                               width - 1)
+    shifted = tf.gather(images, rows, axis=1, batch_dims=1)
+    return tf.gather(shifted, columns, axis=2, batch_dims=1)
 
 
 class FusedUpdateAlgorithm(RLAlgorithm):
@@ -57,17 +89,22 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                  tau=5e-3,
                  target_update_interval=1,
                  jit_compile=False,
+                 augmentation_pad=None,
                  seed=None,
                  **kwargs):
+        """``augmentation_pad``: pixel agents' random-shift augmentation
+        (``random_shift``) of observations and next observations, by this
+        many pixels; None or 0 for none."""
         super().__init__(pool=pool, policy=policy,
                          training_environment=training_environment,
                          **kwargs)
         self._Qs = tuple(Qs)
-        self._Q_targets = tuple(Q.clone() for Q in self._Qs)
-        self._Q_variables = [v for Q in self._Qs
-                             for v in Q.trainable_variables]
-        self._Q_target_variables = [v for Q in self._Q_targets
-                                    for v in Q.trainable_variables]
+        self._Q_targets = clone_Q_functions(self._Qs)
+        self._Q_variables = _unique(v for Q in self._Qs
+                                    for v in Q.trainable_variables)
+        self._Q_target_variables = _unique(v for Q in self._Q_targets
+                                           for v in Q.trainable_variables)
+        self._augmentation_pad = int(augmentation_pad or 0)
         # (source, target) variable pairs of the target update; an algorithm
         # with a target policy (TD3) adds its pairs.
         self._target_variable_pairs = list(zip(self._Q_variables,
@@ -119,9 +156,12 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                 / tf.maximum(tf.reduce_sum(mask), 1.0))
 
     def _min_Q(self, Qs, observations, actions):
-        """min_i Q_i(s, a), (B, 1); the single Q with one Q-function."""
+        """min_i Q_i(s, a), (B, 1); the single Q with one Q-function. The
+        observations' network inputs (a pixel agent's encoder pass) are
+        computed once for all of ``Qs``."""
+        inputs = Qs[0].network_inputs(observations)
         return tf.reduce_min(
-            tf.stack([Q(observations, actions) for Q in Qs], axis=0), axis=0)
+            tf.stack([Q.head(inputs, actions) for Q in Qs], axis=0), axis=0)
 
     def _bellman_targets(self, batch, next_values):
         """y = reward_scale * r + discount * (1 - d) * V(s')."""
@@ -133,8 +173,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         """One gradient step of L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2);
         returns (L_Q, mean Q(s, a))."""
         with tf.GradientTape() as tape:
-            Q_values = [Q(batch['observations'], batch['actions'])
-                        for Q in self._Qs]
+            inputs = self._Qs[0].network_inputs(batch['observations'])
+            Q_values = [Q.head(inputs, batch['actions']) for Q in self._Qs]
             Q_losses = [0.5 * self._mean((Q_value - Q_targets) ** 2, batch)
                         for Q_value in Q_values]
             Q_loss = tf.add_n(Q_losses)
@@ -149,8 +189,22 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     # The compiled loop -----------------------------------------------------
 
+    def _augmented(self, batch):
+        """Random shifts of the image observations (and, drawn apart, of the
+        next observations), when augmentation is on."""
+        encoder = self._Qs[0].encoder
+        if not self._augmentation_pad or encoder is None:
+            return batch
+        key = encoder.config['pixel_key']
+        seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
+        batch = dict(batch)
+        for i, field in enumerate(('observations', 'next_observations')):
+            batch[field] = {**batch[field], key: random_shift(
+                batch[field][key], self._augmentation_pad, seeds[:, i])}
+        return batch
+
     def _counted_update(self, batch):
-        diagnostics = self._update(batch)
+        diagnostics = self._update(self._augmented(batch))
         self._train_step_counter.assign_add(1)
         if self._train_step_counter % self._target_update_interval == 0:
             self._update_targets(self._tau)
@@ -194,4 +248,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         for i, (Q, Q_target) in enumerate(zip(self._Qs, self._Q_targets)):
             saveables[f'Q{i}'] = Q.model
             saveables[f'Q{i}_target'] = Q_target.model
+        if self._Qs[0].encoder is not None:
+            saveables['encoder'] = self._Qs[0].encoder.model
+            saveables['encoder_target'] = self._Q_targets[0].encoder.model
         return saveables

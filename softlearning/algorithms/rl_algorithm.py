@@ -18,6 +18,10 @@ import numpy as np
 
 from softlearning.samplers import path_statistics, rollouts
 
+# Evaluation episodes run on sampler actors start from seeds this far above
+# the sampler's seed (training episodes use the actors' own seeds).
+EVALUATION_SEED_OFFSET = 2 ** 20
+
 
 class Timer:
     """Accumulates wall-clock seconds per named phase of an epoch."""
@@ -209,7 +213,22 @@ class RLAlgorithm:
     # Evaluation and diagnostics ------------------------------------------
 
     def _evaluate(self):
-        if self._evaluation_environment is None or self._eval_n_episodes < 1:
+        if self._eval_n_episodes < 1:
+            return {}
+        if getattr(self._sampler, 'evaluates_on_actors', False):
+            # Pixel environments render in the sampler actors only; each
+            # epoch's episodes start from their own seeds.
+            returns, lengths = self._sampler.evaluate(
+                self._eval_n_episodes,
+                first_seed=EVALUATION_SEED_OFFSET
+                + self._epoch * self._eval_n_episodes,
+                deterministic=self._eval_deterministic,
+                # The physical parameters a curriculum gave evaluation.
+                environment_state=(
+                    None if self._evaluation_environment is None
+                    else self._evaluation_environment.get_state()))
+            return path_statistics(returns, lengths)
+        if self._evaluation_environment is None:
             return {}
         with self._policy.set_deterministic(self._eval_deterministic):
             paths = rollouts(self._eval_n_episodes,

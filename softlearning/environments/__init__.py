@@ -4,7 +4,7 @@
 ``get_environment_from_params({'universe': ..., 'domain': ..., 'task': ...,
 'kwargs': {...}})`` does the same from a variant's environment params, and
 wraps it when they ask for partial observations ('pomdp', see
-partial_observation.py).
+partial_observation.py) or for rendered frames ('pixels', see pixels.py).
 """
 
 from softlearning.utils.registry import lookup
@@ -46,15 +46,24 @@ def get_environment(universe, domain, task, environment_kwargs=None):
 
 
 def get_environment_from_params(environment_params):
+    universe = environment_params['universe']
+    kwargs = dict(environment_params.get('kwargs', {}))
+    pixels = environment_params.get('pixels')
+    if pixels:
+        from .pixels import adapter_kwargs, pixel_settings
+        pixels = pixel_settings(universe, environment_params['domain'],
+                                pixels)
+        kwargs.update(adapter_kwargs(universe, pixels))
     environment = get_environment(
-        environment_params['universe'],
-        environment_params['domain'],
-        environment_params['task'],
-        environment_params.get('kwargs', {}))
+        universe, environment_params['domain'], environment_params['task'],
+        kwargs)
     pomdp = environment_params.get('pomdp')
     if pomdp:
         from .partial_observation import PartiallyObserved
         environment = PartiallyObserved(environment, **pomdp)
+    if pixels:
+        from .pixels import Pixels
+        environment = Pixels(environment, **pixels)
     return environment
 
 

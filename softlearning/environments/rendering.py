@@ -66,7 +66,8 @@ def renders_observations(environment_params):
     """Whether an environment built from these params renders frames (as
     observations, or through a frame-producing render mode)."""
     kwargs = environment_params.get('kwargs') or {}
-    return bool(kwargs.get('render_observations')
+    return bool(environment_params.get('pixels')
+                or kwargs.get('render_observations')
                 or kwargs.get('render_mode') in ('rgb_array', 'depth_array'))
 
 

@@ -70,13 +70,18 @@ def get_policy_class(class_name):
     return lookup(POLICIES, class_name, 'policy')()
 
 
-def get(params, env, seed=None):
-    """Builds a policy for ``env``'s observation and action spaces."""
+def get(params, env, seed=None, encoder=None):
+    """Builds a policy for ``env``'s observation and action spaces;
+    ``encoder``: a pixel agent's ConvEncoder, which the policy reads (the
+    warm-up policy ignores it)."""
+    encoder_kwargs = {}
+    if encoder is not None and params['class_name'] != 'UniformPolicy':
+        encoder_kwargs['encoder'] = encoder
     return get_policy_class(params['class_name'])(
         observation_shapes=env.observation_shapes,
         action_shape=env.action_shape,
         seed=seed,
-        **params.get('config', {}))
+        **params.get('config', {}), **encoder_kwargs)
 
 
 __all__ = ['BasePolicy', 'FeedforwardDeterministicPolicy',

@@ -7,12 +7,9 @@ acting path that samplers (in-process or in actors) use; deterministic mode
 (evaluation, ``simulate``, export) acts with mu(s).
 """
 
-from softlearning.models import concat_observations
-
 from .feedforward_policy import FeedforwardPolicy
 # Acting in numpy is shared with the TensorFlow-free actors' policy.
 from .numpy_policies import (NumpyDeterministicPolicy,
-                             concatenate_observations,
                              noisy_deterministic_actions)
 
 
@@ -30,8 +27,7 @@ class FeedforwardDeterministicPolicy(FeedforwardPolicy):
 
     def actions(self, observations, seed=None):
         """mu(s), (B, |A|) in (-1, 1): no exploration noise here."""
-        return self._model(concat_observations(observations,
-                                               self.observation_keys))
+        return self._model(self._network_inputs(observations))
 
     def deterministic_actions_from_outputs(self, outputs):
         return outputs  # the network ends in tanh
@@ -51,7 +47,7 @@ class FeedforwardDeterministicPolicy(FeedforwardPolicy):
             self._deterministic)
 
     def get_diagnostics(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
+        inputs = self._numpy_inputs(observations)
         actions = self._acting_network(inputs)
         return {'actions-mean': float(actions.mean()),
                 'actions-saturated': float((abs(actions) > 0.99).mean())}

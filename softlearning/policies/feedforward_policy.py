@@ -8,11 +8,13 @@ and ``get_weights()`` of either loads into the other.
 """
 
 import numpy as np
+import tensorflow as tf
 
-from softlearning.models import NumpyMirror, feedforward_model
+from softlearning.models import (NumpyMirror, concat_observations,
+                                 feedforward_model)
 
 from .base_policy import BasePolicy
-from .numpy_policies import concatenate_observations
+from .numpy_policies import concatenate_observations, network_input_layout
 
 
 class FeedforwardPolicy(BasePolicy):
@@ -22,9 +24,13 @@ class FeedforwardPolicy(BasePolicy):
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, seed=None, name=None):
+                 observation_keys=None, seed=None, name=None, encoder=None):
+        """``encoder``: a pixel agent's ConvEncoder (models/conv_encoder.py),
+        owned and trained by the Q-functions; the policy reads its features
+        without updating it."""
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
+        self._encoder = encoder
         # What ``clone`` builds a copy from; subclasses add their options.
         self._config = dict(
             observation_shapes=observation_shapes, action_shape=action_shape,
@@ -33,8 +39,11 @@ class FeedforwardPolicy(BasePolicy):
         self._name = name or self.default_name
         self._action_size = int(np.prod(action_shape))
         layout = self.numpy_class
+        input_shapes, input_keys = network_input_layout(
+            observation_shapes, observation_keys,
+            None if encoder is None else encoder.output_size)
         self._model = self._build_model(
-            layout.network_input_size(observation_shapes, observation_keys,
+            layout.network_input_size(input_shapes, input_keys,
                                       self._action_size),
             hidden_layer_sizes, layout.network_output_size(self._action_size),
             activation=activation, output_activation=layout.output_activation,
@@ -42,15 +51,29 @@ class FeedforwardPolicy(BasePolicy):
         # The numpy copy that acts (``actions_np``, ``step``).
         self._acting_network = self.mirror_class(
             self._model, activation, layout.output_activation)
+        self._acting_encoder = (None if encoder is None
+                                else encoder.numpy_copy())
 
     mirror_class = NumpyMirror
 
     def _build_model(self, *args, **kwargs):
         return feedforward_model(*args, **kwargs)
 
+    def _network_inputs(self, observations):
+        """The network's input (TensorFlow): the encoder's features, never
+        differentiated here, or the concatenated observations."""
+        if self._encoder is not None:
+            return tf.stop_gradient(self._encoder(observations))
+        return concat_observations(observations, self.observation_keys)
+
+    def _numpy_inputs(self, observations):
+        if self._acting_encoder is not None:
+            return self._acting_encoder(observations)
+        return concatenate_observations(observations, self.observation_keys)
+
     def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
-        return self._actions_from_outputs(self._acting_network(inputs))
+        return self._actions_from_outputs(
+            self._acting_network(self._numpy_inputs(observations)))
 
     def _actions_from_outputs(self, outputs):
         """Actions from the network's outputs (B, out), in numpy."""
@@ -59,13 +82,23 @@ class FeedforwardPolicy(BasePolicy):
     def clone(self, name=None):
         """A new policy of the same shape holding a copy of the weights
         (TD3's target policy)."""
+        if self._encoder is not None:
+            raise NotImplementedError(
+                "A policy reading a shared encoder cannot be cloned.")
         copy = type(self)(**self._config, name=name or f'{self._name}_target')
         copy.set_weights(self.get_weights())
         return copy
 
     def refresh_numpy_weights(self):
-        """Copies the TensorFlow weights into the numpy copy that acts."""
+        """Copies the TensorFlow weights (the encoder's too, which the
+        critic's updates change) into the numpy copy that acts."""
         self._acting_network.refresh()
+        if self._encoder is not None:
+            self._acting_encoder.set_weights(self._encoder.get_weights())
+
+    @property
+    def encoder(self):
+        return self._encoder
 
     @property
     def model(self):
@@ -74,11 +107,20 @@ class FeedforwardPolicy(BasePolicy):
 
     @property
     def trainable_variables(self):
+        """The network's: not the encoder's, which the critic trains."""
         return self._model.trainable_variables
 
     def get_weights(self):
-        return self._model.get_weights()
+        """What the numpy half loads: the encoder's weights (if any), then
+        the network's."""
+        encoder = [] if self._encoder is None else self._encoder.get_weights()
+        return [*encoder, *self._model.get_weights()]
 
     def set_weights(self, weights):
+        weights = list(weights)
+        if self._encoder is not None:
+            n_encoder = len(self._encoder.get_weights())
+            self._encoder.set_weights(weights[:n_encoder])
+            weights = weights[n_encoder:]
         self._model.set_weights(weights)
         self.refresh_numpy_weights()

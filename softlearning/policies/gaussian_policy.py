@@ -8,12 +8,10 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
-from softlearning.models import concat_observations
-
 from .feedforward_policy import FeedforwardPolicy
 # Acting in numpy is shared with the TensorFlow-free actors' policy.
 from .numpy_policies import (LOG_SCALE_MAX, LOG_SCALE_MIN,
-                             NumpyGaussianPolicy, concatenate_observations,
+                             NumpyGaussianPolicy,
                              squashed_gaussian_actions)
 
 tfd = tfp.distributions
@@ -36,7 +34,7 @@ class FeedforwardGaussianPolicy(FeedforwardPolicy):
     # TensorFlow path (inside compiled updates) ---------------------------
 
     def _base_distribution(self, observations):
-        inputs = concat_observations(observations, self.observation_keys)
+        inputs = self._network_inputs(observations)
         shift, log_scale = tf.split(
             self.shift_and_log_scale_model(inputs), 2, axis=-1)
         log_scale = tf.clip_by_value(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX)
@@ -80,7 +78,7 @@ class FeedforwardGaussianPolicy(FeedforwardPolicy):
 
     def get_diagnostics(self, observations):
         """Statistics of the policy on a batch (numpy in, floats out)."""
-        inputs = concatenate_observations(observations, self.observation_keys)
+        inputs = self._numpy_inputs(observations)
         shift, log_scale = np.split(self._acting_network(inputs), 2, axis=-1)
         log_scale = np.clip(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX)
         return {

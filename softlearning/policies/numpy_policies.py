@@ -21,6 +21,7 @@ TensorFlow, directly or through the package.
 
 import numpy as np
 
+from softlearning.models.numpy_conv import NumpyConvEncoder
 from softlearning.models.numpy_lstm import (NumpyRecurrentNetwork,
                                             recurrent_network_shapes)
 from softlearning.models.numpy_mlp import (NumpyMLP, dense_stack_shapes,
@@ -36,6 +37,16 @@ def concatenate_observations(observations, keys):
     if len(keys) == 1:
         return observations[keys[0]]
     return np.concatenate([observations[key] for key in keys], axis=-1)
+
+
+def network_input_layout(observation_shapes, observation_keys,
+                         encoded_size=None):
+    """The (shapes, keys) a policy network's input size is computed from:
+    the observations', or one vector of ``encoded_size`` features when an
+    encoder turns the observations into the network's input."""
+    if encoded_size is None:
+        return observation_shapes, tuple(observation_keys)
+    return {'features': (int(encoded_size),)}, ('features',)
 
 
 def squashed_gaussian_actions(shift_and_log_scale, np_random,
@@ -71,12 +82,25 @@ class NumpyMLPPolicy(BasePolicy):
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, seed=None, name=None):
+                 observation_keys=None, seed=None, name=None,
+                 encoder_config=None):
+        """``encoder_config``: the settings of a pixel agent's encoder
+        (models/numpy_conv.py), whose weights come first in the list
+        ``set_weights`` loads."""
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._action_size = int(np.prod(action_shape))
+        self._acting_encoder = None
+        if encoder_config is not None:
+            self._acting_encoder = NumpyConvEncoder(
+                observation_shapes, observation_keys,
+                np_random=self._np_random, **encoder_config)
+        input_shapes, input_keys = network_input_layout(
+            observation_shapes, observation_keys,
+            None if self._acting_encoder is None
+            else self._acting_encoder.output_size)
         self._weight_shapes = self._network_shapes(
-            self.network_input_size(observation_shapes, observation_keys,
+            self.network_input_size(input_shapes, input_keys,
                                     self._action_size),
             hidden_layer_sizes,
             self.network_output_size(self._action_size))
@@ -111,9 +135,17 @@ class NumpyMLPPolicy(BasePolicy):
         return weights
 
     def get_weights(self):
-        return [w.copy() for w in self._acting_network.get_weights()]
+        encoder = ([] if self._acting_encoder is None
+                   else self._acting_encoder.get_weights())
+        return encoder + [w.copy()
+                          for w in self._acting_network.get_weights()]
 
     def set_weights(self, weights):
+        weights = list(weights)
+        if self._acting_encoder is not None:
+            n_encoder = self._acting_encoder.n_weights
+            self._acting_encoder.set_weights(weights[:n_encoder])
+            weights = weights[n_encoder:]
         shapes = [tuple(np.shape(w)) for w in weights]
         if shapes != self._weight_shapes:
             raise ValueError(
@@ -122,9 +154,14 @@ class NumpyMLPPolicy(BasePolicy):
         self._acting_network.set_weights(
             [np.array(w, np.float32) for w in weights])
 
+    def _numpy_inputs(self, observations):
+        if self._acting_encoder is not None:
+            return self._acting_encoder(observations)
+        return concatenate_observations(observations, self.observation_keys)
+
     def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
-        return self._actions_from_outputs(self._acting_network(inputs))
+        return self._actions_from_outputs(
+            self._acting_network(self._numpy_inputs(observations)))
 
     def _actions_from_outputs(self, outputs):
         """Actions from the network's outputs (B, out)."""
@@ -155,7 +192,7 @@ class NumpySamplingPolicy(NumpyMLPPolicy):
         return flat_size(observation_shapes, observation_keys) + action_size
 
     def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
+        inputs = self._numpy_inputs(observations)
         return sampling_network_actions(self._acting_network, inputs,
                                         self._action_size, self._np_random,
                                         self._deterministic)
@@ -267,10 +304,14 @@ def get_numpy_policy_class(class_name):
     return NUMPY_POLICIES[class_name]
 
 
-def get_numpy_policy(params, env, seed=None):
-    """Like ``softlearning.policies.get``, but the numpy-only version."""
+def get_numpy_policy(params, env, seed=None, encoder_params=None):
+    """Like ``softlearning.policies.get``, but the numpy-only version;
+    ``encoder_params``: a pixel agent's (the variant's)."""
+    encoder_kwargs = {}
+    if encoder_params and params['class_name'] != 'UniformPolicy':
+        encoder_kwargs['encoder_config'] = encoder_params.get('config', {})
     return get_numpy_policy_class(params['class_name'])(
         observation_shapes=env.observation_shapes,
         action_shape=env.action_shape,
         seed=seed,
-        **params.get('config', {}))
+        **params.get('config', {}), **encoder_kwargs)

@@ -18,11 +18,9 @@ exactly the same deterministic actions; with a multimodal policy, though, xi
 import numpy as np
 import tensorflow as tf
 
-from softlearning.models import concat_observations
-
 from .feedforward_policy import FeedforwardPolicy
 # Acting in numpy is shared with the TensorFlow-free actors' policy.
-from .numpy_policies import (NumpySamplingPolicy, concatenate_observations,
+from .numpy_policies import (NumpySamplingPolicy,
                              sampling_network_actions)
 
 # Particles per state for ``get_diagnostics``, from a fixed seed (the
@@ -46,7 +44,7 @@ class FeedforwardSamplingPolicy(FeedforwardPolicy):
 
     def actions(self, observations, seed=None):
         """Actions (B, |A|) in (-1, 1); xi = 0 when deterministic."""
-        inputs = concat_observations(observations, self.observation_keys)
+        inputs = self._network_inputs(observations)
         noise = self._noise(
             tf.stack([tf.shape(inputs)[0], self._action_size]), seed)
         return self._model(tf.concat([inputs, noise], axis=-1))
@@ -54,7 +52,7 @@ class FeedforwardSamplingPolicy(FeedforwardPolicy):
     def particles(self, observations, n_particles, seed=None):
         """``n_particles`` actions per state, (B, n_particles, |A|), each
         from its own noise; differentiable with respect to the weights."""
-        inputs = concat_observations(observations, self.observation_keys)
+        inputs = self._network_inputs(observations)
         batch_size, input_size = tf.shape(inputs)[0], tf.shape(inputs)[1]
         tiled = tf.reshape(
             tf.tile(inputs[:, None, :], [1, n_particles, 1]),
@@ -75,14 +73,14 @@ class FeedforwardSamplingPolicy(FeedforwardPolicy):
     # numpy path (acting in samplers) -------------------------------------
 
     def actions_np(self, observations):
-        inputs = concatenate_observations(observations, self.observation_keys)
+        inputs = self._numpy_inputs(observations)
         return sampling_network_actions(self._acting_network, inputs,
                                         self._action_size, self._np_random,
                                         self._deterministic)
 
     def get_diagnostics(self, observations):
         """Spread of the sampled actions per state (numpy, fixed seed)."""
-        inputs = concatenate_observations(observations, self.observation_keys)
+        inputs = self._numpy_inputs(observations)
         repeated = np.repeat(inputs, DIAGNOSTIC_PARTICLES, axis=0)
         actions = sampling_network_actions(
             self._acting_network, repeated, self._action_size,

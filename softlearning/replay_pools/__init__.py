@@ -2,11 +2,13 @@
 
 from softlearning.utils.registry import lookup
 
+from .frame_replay_pool import FrameReplayPool
 from .sequence_replay_pool import SequenceReplayPool
 from .simple_replay_pool import SimpleReplayPool
 
 REPLAY_POOLS = {'SimpleReplayPool': SimpleReplayPool,
-                'SequenceReplayPool': SequenceReplayPool}
+                'SequenceReplayPool': SequenceReplayPool,
+                'FrameReplayPool': FrameReplayPool}
 
 
 def get(params, env, seed=None):
@@ -17,4 +19,4 @@ def get(params, env, seed=None):
         **params.get('config', {}))
 
 
-__all__ = ['SequenceReplayPool', 'SimpleReplayPool', 'get']
+__all__ = ['FrameReplayPool', 'SequenceReplayPool', 'SimpleReplayPool', 'get']

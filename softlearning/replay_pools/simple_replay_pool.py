@@ -48,7 +48,7 @@ class SimpleReplayPool:
 
     def __init__(self, observation_shapes, action_shape, max_size, seed=None):
         self._max_size = int(max_size)
-        self.fields = transition_fields(observation_shapes, action_shape)
+        self.fields = self._stored_fields(observation_shapes, action_shape)
         # np.zeros maps pages lazily: a 1e6 pool costs memory only as it fills.
         self.data = _map_nested(
             lambda spec: np.zeros((self._max_size, *spec[0]), dtype=spec[1]),
@@ -58,6 +58,16 @@ class SimpleReplayPool:
         self._size = 0
         self._total_samples = 0
         self._np_random = np.random.default_rng(seed)
+
+    def _stored_fields(self, observation_shapes, action_shape):
+        """{field: (shape, dtype)} of what is stored per transition."""
+        return transition_fields(observation_shapes, action_shape)
+
+    @property
+    def bytes_per_transition(self):
+        """Memory one stored transition takes (once the pool is full)."""
+        return sum(array.itemsize * int(np.prod(array.shape[1:]))
+                   for _, array in self._flat_data)
 
     @property
     def size(self):
@@ -122,6 +132,15 @@ class SimpleReplayPool:
         the compiled updates' input signature is built from it."""
         return _map_nested(lambda spec: spec[0], self.fields)
 
+    def batch_dtypes(self):
+        """{field: dtype} of a batch, nested like ``batch_shapes``."""
+        def dtypes(shapes, fields):
+            if isinstance(shapes, dict):
+                return {key: dtypes(value, (fields or {}).get(key))
+                        for key, value in shapes.items()}
+            return np.float32 if fields is None else fields[1]
+        return dtypes(self.batch_shapes(), self.fields)
+
     def random_indices(self, batch_size):
         if self._size == 0:
             raise ValueError('Cannot sample from an empty replay pool.')
@@ -183,7 +202,9 @@ class SimpleReplayPool:
         return {'start_total': int(total_samples_mark),
                 'end_total': self._total_samples,
                 'end_pointer': self._pointer,
-                'samples': self.batch_by_indices(indices)}
+                # What is stored (not what minibatches are made of).
+                'samples': _map_nested(lambda array: array[indices],
+                                       self.data)}
 
     def add_experience(self, piece):
         """Replays a piece from ``experience_since``. Pieces must come in

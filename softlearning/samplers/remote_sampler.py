@@ -53,7 +53,8 @@ class SamplerWorker:
     """One environment and its policies; the body of a sampler actor."""
 
     def __init__(self, environment_params, policy_params,
-                 exploration_policy_params, max_path_length, seed=None):
+                 exploration_policy_params, max_path_length, seed=None,
+                 evaluation_environment_params=None, encoder_params=None):
         # Nothing here may import TensorFlow (see the module docstring).
         from softlearning import environments
         from softlearning.environments import rendering
@@ -65,11 +66,16 @@ class SamplerWorker:
             environment_params)
         self.policies = {
             'policy': get_numpy_policy(policy_params, self.environment,
-                                       seed=seed),
+                                       seed=seed,
+                                       encoder_params=encoder_params),
             'exploration': get_numpy_policy(
                 exploration_policy_params, self.environment,
                 seed=None if seed is None else seed + 1),
         }
+        # Built on the first ``evaluate``.
+        self._evaluation_environment_params = evaluation_environment_params
+        self._evaluation_environment = None
+        self._max_path_length = int(max_path_length)
         self._stepper = EpisodeStepper(self.environment, max_path_length,
                                        seed=seed)
         self._seed = seed
@@ -134,6 +140,33 @@ class SamplerWorker:
         }
 
 
+    def evaluate(self, episode_seeds, deterministic=True, weights=None,
+                 environment_state=None):
+        """One episode of the evaluation environment per seed, with the
+        learner's policy (and the physical parameters
+        ``environment_state``); returns [(return, length)]. The episodes
+        start from their seeds, so no evaluation state needs
+        checkpointing."""
+        from softlearning import environments
+        from .utils import rollout
+        if weights is not None:
+            self.policies['policy'].set_weights(weights)
+        if self._evaluation_environment is None:
+            self._evaluation_environment = (
+                environments.get_environment_from_params(
+                    self._evaluation_environment_params))
+        if environment_state:
+            self._evaluation_environment.set_state(environment_state)
+        policy = self.policies['policy']
+        results = []
+        with policy.set_deterministic(deterministic):
+            for seed in episode_seeds:
+                path = rollout(self._evaluation_environment, policy,
+                               self._max_path_length, seed=int(seed))
+                results.append((path['return'], path['length']))
+        return results
+
+
 def _stack_transitions(transitions):
     (observations, actions, rewards, terminals, next_observations, episodes,
      steps) = zip(*transitions)
@@ -166,7 +199,8 @@ class RemoteSampler:
                  environment_params=None, policy_params=None,
                  exploration_policy_params=None, seed=None,
                  store_last_n_paths=10, asynchronous=False,
-                 actor_options=None):
+                 actor_options=None, evaluation_environment_params=None,
+                 encoder_params=None):
         if int(num_samplers) < 1:
             raise ValueError(f"num_samplers must be >= 1, got {num_samplers}")
         if environment_params is None or policy_params is None:
@@ -183,6 +217,8 @@ class RemoteSampler:
             or {'class_name': 'UniformPolicy', 'config': {}})
         self._seed = 0 if seed is None else int(seed)
         self._asynchronous = bool(asynchronous)
+        self._evaluation_environment_params = evaluation_environment_params
+        self._encoder_params = encoder_params
         # Extra Ray actor options (e.g. a runtime_env); mostly for tests.
         self._actor_options = dict(actor_options or {})
 
@@ -205,9 +241,12 @@ class RemoteSampler:
         """What the actors rebuild their environment and policies from."""
         return {
             'environment_params': variant['environment_params']['training'],
+            'evaluation_environment_params': variant['environment_params'].get(
+                'evaluation'),
             'policy_params': variant['policy_params'],
             'exploration_policy_params': variant.get(
                 'exploration_policy_params'),
+            'encoder_params': variant.get('encoder_params'),
         }
 
     # Actors ----------------------------------------------------------------
@@ -233,7 +272,8 @@ class RemoteSampler:
             **self._scheduling_options(index), **self._actor_options,
         ).remote(self._environment_params, self._policy_params,
                  self._exploration_policy_params, self._max_path_length,
-                 self._actor_seed(index))
+                 self._actor_seed(index),
+                 self._evaluation_environment_params, self._encoder_params)
         if self._environment_state:
             actor.set_environment_state.remote(self._environment_state)
         return actor
@@ -393,6 +433,41 @@ class RemoteSampler:
                 self._pending[index] = self._request(
                     index, shares[index], policy_name, weights)
         return collected
+
+    # Evaluation ----------------------------------------------------------------
+
+    @property
+    def evaluates_on_actors(self):
+        """Whether evaluation episodes run here: environments that render
+        their observations cannot be stepped in the learner (rendering.py)."""
+        from softlearning.environments.rendering import renders_observations
+        return bool(self._evaluation_environment_params
+                    and renders_observations(
+                        self._evaluation_environment_params))
+
+    def evaluate(self, n_episodes, first_seed, deterministic=True,
+                 environment_state=None):
+        """``n_episodes`` episodes of the evaluation environment with the
+        learner's current policy, spread over the actors; episode i starts
+        from seed ``first_seed + i``. Returns (returns, lengths)."""
+        weights = ray.put(self.policy.get_weights())
+        seeds = np.arange(n_episodes) + int(first_seed) + self._seed
+        shares = [seeds[i::self._num_samplers]
+                  for i in range(self._num_samplers)]
+        arguments = (deterministic, weights, environment_state)
+        references = {index: self.actors[index].evaluate.remote(
+            share, *arguments)
+            for index, share in enumerate(shares) if len(share)}
+        results = []
+        for index, reference in references.items():
+            try:
+                results += ray.get(reference)
+            except RayActorError:
+                self._replace_actor(index)
+                results += self._call_with_replacement(
+                    index, 'evaluate', shares[index], *arguments)
+        returns, lengths = zip(*results) if results else ((), ())
+        return list(returns), list(lengths)
 
     def _add_result(self, result):
         samples = result['samples']

@@ -10,8 +10,14 @@ class FeedforwardQFunction:
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, name='Q', **model_options):
+                 observation_keys=None, name='Q', encoder=None,
+                 **model_options):
+        """``encoder`` (a ConvEncoder, models/conv_encoder.py) turns the
+        observations into the network's input; without one they are
+        concatenated. Twin Q-functions share one encoder, which their loss
+        trains."""
         self.observation_keys = tuple(observation_keys or observation_shapes)
+        self.encoder = encoder
         # What ``clone`` builds a copy from.
         self._config = dict(
             observation_shapes=observation_shapes, action_shape=action_shape,
@@ -20,7 +26,8 @@ class FeedforwardQFunction:
             **model_options)
         self.name = name
         self.model = self._build_model(
-            flat_size(observation_shapes, self.observation_keys),
+            (encoder.output_size if encoder is not None
+             else flat_size(observation_shapes, self.observation_keys)),
             int(np.prod(action_shape)), hidden_layer_sizes, activation, name,
             **model_options)
 
@@ -30,21 +37,40 @@ class FeedforwardQFunction:
             observation_size + action_size, hidden_layer_sizes, 1,
             activation=activation, name=name)
 
-    def __call__(self, observations, actions):
-        return self.model(tf.concat(
-            [concat_observations(observations, self.observation_keys),
-             actions], axis=-1))
+    def network_inputs(self, observations):
+        """What the network reads of the observations: the encoder's
+        features, or the observations concatenated. The Q-functions of one
+        tuple (twins, and their target copies) read the same, so updates
+        compute it once for all of them (``head``)."""
+        if self.encoder is not None:
+            return self.encoder(observations)
+        return concat_observations(observations, self.observation_keys)
 
-    def clone(self, name=None):
+    def head(self, inputs, actions):
+        """Q from ``network_inputs(observations)`` and the actions."""
+        return self.model(tf.concat([inputs, actions], axis=-1))
+
+    def __call__(self, observations, actions):
+        return self.head(self.network_inputs(observations), actions)
+
+    def clone(self, name=None, encoder=None):
         """A new Q-function of the same shape holding a copy of the weights
-        (used for target networks)."""
-        copy = type(self)(**self._config, name=name or f'{self.name}_target')
+        (used for target networks). With an encoder, the copy reads
+        ``encoder`` (the target encoder its twin shares, see
+        ``clone_Q_functions``), else a copy of this one's."""
+        if self.encoder is not None and encoder is None:
+            encoder = self.encoder.clone()
+        copy = type(self)(**self._config, name=name or f'{self.name}_target',
+                          encoder=encoder)
         copy.set_weights(self.get_weights())
         return copy
 
     @property
     def trainable_variables(self):
-        return self.model.trainable_variables
+        """The encoder's (if any, shared with the twin) and the network's."""
+        encoder = ([] if self.encoder is None
+                   else self.encoder.trainable_variables)
+        return [*encoder, *self.model.trainable_variables]
 
     @property
     def variables(self):
@@ -55,6 +81,14 @@ class FeedforwardQFunction:
 
     def set_weights(self, weights):
         self.model.set_weights(weights)
+
+
+def clone_Q_functions(Qs):
+    """Target copies of ``Qs``; Q-functions sharing an encoder get copies
+    sharing one copy of it."""
+    encoder = Qs[0].encoder
+    target_encoder = None if encoder is None else encoder.clone()
+    return tuple(Q.clone(encoder=target_encoder) for Q in Qs)
 
 
 def double_feedforward_Q_function(*args, **kwargs):

@@ -6,7 +6,6 @@ Inputs are sequences: observations (B, T, ...) and actions (B, T, |A|) give
 critic's loss trains the critic's summarizer only.
 """
 
-from softlearning.models import concat_observations
 from softlearning.models.recurrent import recurrent_model
 
 from .feedforward_q_function import FeedforwardQFunction
@@ -23,10 +22,8 @@ class RecurrentQFunction(FeedforwardQFunction):
                                hidden_layer_sizes, 1, activation=activation,
                                name=name, extra_input_size=action_size)
 
-    def __call__(self, observations, actions):
-        return self.model([concat_observations(observations,
-                                               self.observation_keys),
-                           actions])
+    def head(self, inputs, actions):
+        return self.model([inputs, actions])
 
 
 def double_recurrent_Q_function(*args, **kwargs):

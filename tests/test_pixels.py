@@ -1,0 +1,432 @@
+"""SAC from pixels: the encoder (Keras and numpy), frame stacking and action
+repeat, the frame pool, random-shift augmentation, bad input, and end to end
+through the command line (rendering happens in sampler actors and CLI
+subprocesses: OSMesa must not share a process with TensorFlow)."""
+
+import glob
+import json
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from gymnasium import spaces
+
+from conftest import read_progress, run_cli, trial_dirs
+from softlearning.environments.adapters.softlearning_env import (
+    SoftlearningEnv)
+from softlearning.environments.pixels import Pixels, pixel_settings
+from softlearning.models.conv_encoder import ConvEncoder
+from softlearning.models.numpy_conv import NumpyConvEncoder
+from softlearning.replay_pools import FrameReplayPool
+from softlearning.samplers.episode_stepper import EpisodeStepper
+from softlearning.samplers.remote_sampler import _stack_transitions
+
+
+class CountingEnvironment(SoftlearningEnv):
+    """A one-number environment whose frames show how many simulator steps
+    it took (every pixel = the count, plus 100 per episode), so stacks and
+    repeats can be read off the frames. Reward 1 per simulator step; it
+    terminates after ``terminate_at`` simulator steps."""
+
+    def __init__(self, terminate_at=None, size=8):
+        super().__init__('test', 'counting', 'v0')
+        self._observation_space = spaces.Dict(
+            {'count': spaces.Box(-np.inf, np.inf, (1,), np.float32)})
+        self._set_action_bounds(-np.ones(1), np.ones(1))
+        self.terminate_at = terminate_at
+        self.size = size
+        self.count, self.episode = 0, -1
+
+    def _observation(self):
+        return {'count': np.array([self.count], np.float32)}
+
+    def reset(self, seed=None):
+        self.count, self.episode = 0, self.episode + 1
+        return self._observation()
+
+    def step(self, action):
+        self.count += 1
+        terminated = self.count == self.terminate_at
+        return self._observation(), 1.0, terminated, False, {}
+
+    def render(self, width=None, height=None, camera_id=None):
+        value = (self.count + 100 * self.episode) % 256
+        return np.full((height, width, 3), value, np.uint8)
+
+    def get_episode_state(self):
+        return {'count': self.count, 'episode': self.episode}
+
+    def set_episode_state(self, state):
+        self.count, self.episode = state['count'], state['episode']
+
+
+def frame_values(observation, frame_stack=3):
+    """The count each stacked frame shows, oldest first."""
+    pixels = observation['pixels']
+    return [int(pixels[..., 3 * i:3 * i + 3].flat[0])
+            for i in range(frame_stack)]
+
+
+# Frame stacking and action repeat ----------------------------------------------
+
+def test_frames_are_stacked_oldest_first_and_start_with_the_first_frame():
+    environment = Pixels(CountingEnvironment(), image_size=8, frame_stack=3,
+                         action_repeat=2)
+    assert environment.observation_shapes == {'pixels': (8, 8, 9)}
+    observation = environment.reset()
+    assert observation['pixels'].dtype == np.uint8
+    assert frame_values(observation) == [0, 0, 0]
+    assert frame_values(environment.step(np.zeros(1))[0]) == [0, 0, 2]
+    assert frame_values(environment.step(np.zeros(1))[0]) == [0, 2, 4]
+    assert frame_values(environment.step(np.zeros(1))[0]) == [2, 4, 6]
+
+
+def test_action_repeat_sums_rewards_and_stops_at_a_termination():
+    environment = Pixels(CountingEnvironment(terminate_at=7), image_size=8,
+                         action_repeat=3)
+    environment.reset()
+    assert environment.step(np.zeros(1))[1:3] == (3.0, False)
+    assert environment.step(np.zeros(1))[1:3] == (3.0, False)
+    # The termination comes at the first of the third step's repeats: the
+    # step stops there, with that repeat's reward and frame.
+    observation, reward, terminated, truncated, _ = environment.step(
+        np.zeros(1))
+    assert (reward, terminated, truncated) == (1.0, True, False)
+    assert frame_values(observation)[-1] == 7
+    assert environment.wrapped.count == 7
+
+
+def test_pixels_only_false_keeps_the_state_observations():
+    environment = Pixels(CountingEnvironment(), image_size=8,
+                         pixels_only=False)
+    observation = environment.reset()
+    assert set(observation) == {'pixels', 'count'}
+    assert set(environment.observation_keys) == {'pixels', 'count'}
+
+
+def test_episode_state_holds_the_frame_stack():
+    environment = Pixels(CountingEnvironment(), image_size=8, action_repeat=2)
+    environment.reset()
+    environment.step(np.zeros(1))
+    state = environment.get_episode_state()
+    expected = environment.step(np.zeros(1))[0]
+    environment.reset()
+    environment.set_episode_state(state)
+    np.testing.assert_array_equal(environment.step(np.zeros(1))[0]['pixels'],
+                                  expected['pixels'])
+
+
+def test_pixel_settings_defaults_per_domain_and_bad_values():
+    assert pixel_settings('dm_control', 'cartpole')['action_repeat'] == 8
+    assert pixel_settings('dm_control', 'cheetah')['action_repeat'] == 4
+    assert pixel_settings('dm_control', 'walker')['action_repeat'] == 2
+    assert pixel_settings('gym', 'HalfCheetah')['action_repeat'] == 4
+    assert pixel_settings('dm_control', 'cartpole', {'action_repeat': 2})[
+        'action_repeat'] == 2
+    with pytest.raises(ValueError, match='valid: image_size, frame_stack'):
+        pixel_settings('dm_control', 'cartpole', {'frames': 3})
+    with pytest.raises(ValueError, match='frame_stack must be a positive'):
+        pixel_settings('dm_control', 'cartpole', {'frame_stack': 0})
+
+
+# The encoder -----------------------------------------------------------------------
+
+ENCODER = {'filters': (8, 8), 'strides': (2, 1), 'feature_size': 10}
+
+
+@pytest.mark.parametrize('size, extra', [(32, {}), (84, {'state': (5,)})])
+def test_encoder_output_shapes(size, extra):
+    shapes = {'pixels': (size, size, 9), **extra}
+    encoder = ConvEncoder(shapes, **ENCODER)
+    observations = {'pixels': np.zeros((4, size, size, 9), np.uint8),
+                    **{k: np.ones((4, *s), np.float32)
+                       for k, s in extra.items()}}
+    features = encoder(observations)
+    expected = 10 + sum(s[0] for s in extra.values())
+    assert features.shape == (4, expected) == (4, encoder.output_size)
+    assert NumpyConvEncoder(shapes, shapes, **ENCODER)(
+        observations).shape == (4, expected)
+
+
+def test_numpy_encoder_equals_the_keras_one_on_the_same_weights():
+    shapes = {'pixels': (40, 40, 9), 'state': (3,)}
+    encoder = ConvEncoder(shapes, filters=(16, 16, 16), strides=(2, 2, 1),
+                          feature_size=20)
+    rng = np.random.default_rng(0)
+    observations = {'pixels': rng.integers(0, 256, (6, 40, 40, 9), np.uint8),
+                    'state': rng.normal(size=(6, 3)).astype(np.float32)}
+    np.testing.assert_allclose(encoder.numpy_copy()(observations),
+                               encoder(observations).numpy(), atol=1e-5)
+
+
+def test_numpy_conv_policy_acts_like_the_tensorflow_policy():
+    from softlearning import policies
+    from softlearning.policies.numpy_policies import get_numpy_policy
+    environment = Pixels(CountingEnvironment(), image_size=32)
+    encoder = ConvEncoder(environment.observation_shapes, **ENCODER)
+    params = {'class_name': 'FeedforwardGaussianPolicy',
+              'config': {'hidden_layer_sizes': (16, 16)}}
+    policy = policies.get(params, environment, seed=0, encoder=encoder)
+    # The policy trains its network only: the encoder is the critic's.
+    encoder_variables = {v.ref() for v in encoder.trainable_variables}
+    assert not encoder_variables & {
+        v.ref() for v in policy.trainable_variables}
+    numpy_policy = get_numpy_policy(params, environment, seed=1,
+                                    encoder_params={'config': ENCODER})
+    numpy_policy.set_weights(policy.get_weights())
+    rng = np.random.default_rng(0)
+    observations = {'pixels': rng.integers(0, 256, (5, 32, 32, 9), np.uint8)}
+    with policy.set_deterministic(), numpy_policy.set_deterministic():
+        expected = policy.actions(observations).numpy()
+        np.testing.assert_allclose(numpy_policy.actions_np(observations),
+                                   expected, atol=1e-5)
+        np.testing.assert_allclose(policy.actions_np(observations), expected,
+                                   atol=1e-5)
+
+
+def test_the_critic_loss_trains_the_encoder_and_the_policy_loss_does_not():
+    from softlearning import policies, value_functions
+    environment = Pixels(CountingEnvironment(), image_size=32)
+    encoder = ConvEncoder(environment.observation_shapes, **ENCODER)
+    policy = policies.get({'class_name': 'FeedforwardGaussianPolicy',
+                           'config': {'hidden_layer_sizes': (16,)}},
+                          environment, encoder=encoder)
+    Qs = value_functions.get({'class_name': 'double_feedforward_Q_function',
+                              'config': {'hidden_layer_sizes': (16,)}},
+                             environment, encoder=encoder)
+    assert Qs[0].encoder is Qs[1].encoder is encoder
+    observations = {'pixels': np.random.default_rng(0).integers(
+        0, 256, (4, 32, 32, 9), np.uint8)}
+    with tf.GradientTape(persistent=True) as tape:
+        actions, log_pis = policy.actions_and_log_probs(observations,
+                                                        seed=[1, 2])
+        Q_loss = tf.reduce_mean(Qs[0](observations, actions) ** 2)
+    # The policy reads the features through a stop-gradient...
+    assert all(gradient is None for gradient in tape.gradient(
+        [actions, log_pis], encoder.trainable_variables))
+    # ... while the critic's loss reaches every encoder weight.
+    assert all(gradient is not None for gradient in tape.gradient(
+        Q_loss, encoder.trainable_variables))
+
+
+# Augmentation -----------------------------------------------------------------------
+
+def test_random_shift_moves_each_image_within_the_pad_and_keeps_dtype():
+    from softlearning.algorithms.fused_updates import random_shift
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (16, 12, 12, 3), np.uint8)
+    shifted = random_shift(tf.constant(images), 4, tf.constant([3, 4])).numpy()
+    assert shifted.dtype == np.uint8 and shifted.shape == images.shape
+    index = np.arange(12)
+    moved = 0
+    for image, result in zip(images, shifted):
+        # Border pixels repeat: row i of the result is row i + dy of the
+        # image, clipped to the image.
+        matches = [(dy, dx) for dy in range(-4, 5) for dx in range(-4, 5)
+                   if np.array_equal(result, image[np.clip(index + dy, 0, 11)][
+                       :, np.clip(index + dx, 0, 11)])]
+        assert matches, 'not a shift by at most 4 pixels'
+        moved += matches[0] != (0, 0)
+    assert moved >= 12  # 1/81 chance each of not moving
+
+
+# The frame pool -----------------------------------------------------------------------
+
+def _collect(stepper, policy, n_steps):
+    return [stepper.step(policy)[0] for _ in range(n_steps)]
+
+
+class ZeroPolicy:
+    def step(self, observation, state):
+        return np.zeros(1, np.float32), None
+
+
+def test_pool_rebuilds_the_stacks_of_interleaved_actors():
+    """Two 'actors' (episode steppers with their own environments) add
+    batches in turns, as sampler actors do; each minibatch stack equals the
+    observation the environment gave, though each transition stores one
+    frame of its observation and one of the next."""
+    steppers = [EpisodeStepper(
+        Pixels(CountingEnvironment(terminate_at=terminate_at, size=8),
+               image_size=8, frame_stack=3, action_repeat=1),
+        max_path_length=100, seed=seed)
+        for seed, terminate_at in ((1, 5), (2, 7))]
+    pool = FrameReplayPool({'pixels': (8, 8, 9)}, (1,), max_size=1000,
+                           frame_stack=3)
+    transitions = []
+    for _ in range(4):
+        for stepper in steppers:
+            batch = _collect(stepper, ZeroPolicy(), 3)
+            transitions += batch
+            pool.add_samples(_stack_transitions(batch))
+    batch = pool.batch_by_indices(np.arange(len(transitions)))
+    assert batch['observations']['pixels'].shape == (24, 8, 8, 9)
+    for i, transition in enumerate(transitions):
+        np.testing.assert_array_equal(batch['observations']['pixels'][i],
+                                      transition.observation['pixels'])
+        np.testing.assert_array_equal(
+            batch['next_observations']['pixels'][i],
+            transition.next_observation['pixels'])
+
+
+def test_pool_memory_per_transition():
+    # Two 84x84 RGB frames and a few numbers; the stacks as given (uint8)
+    # would take 6 frames.
+    pool = FrameReplayPool({'pixels': (84, 84, 9)}, (6,), max_size=10,
+                           frame_stack=3)
+    assert 2 * 84 * 84 * 3 < pool.bytes_per_transition < 2 * 84 * 84 * 3 + 64
+    assert pool.bytes_per_transition * 100000 < 4.3e9
+
+
+def test_pool_checkpoint_pieces_restore_the_same_minibatches():
+    stepper = EpisodeStepper(Pixels(CountingEnvironment(terminate_at=6),
+                                    image_size=8), max_path_length=100, seed=3)
+    pool = FrameReplayPool({'pixels': (8, 8, 9)}, (1,), max_size=16, seed=0)
+    restored = FrameReplayPool({'pixels': (8, 8, 9)}, (1,), max_size=16,
+                               seed=0)
+    pool.add_samples(_stack_transitions(_collect(stepper, ZeroPolicy(), 10)))
+    restored.add_experience(pool.experience_since(0))
+    # Continuing after the restore: the episode that was running goes on.
+    more = _stack_transitions(_collect(stepper, ZeroPolicy(), 9))
+    pool.add_samples(more)
+    restored.add_samples(more)
+    restored.set_state(pool.get_state())
+    for a, b in zip(pool.random_batches(2, 8)['observations']['pixels'],
+                    restored.random_batches(2, 8)['observations']['pixels']):
+        np.testing.assert_array_equal(a, b)
+
+
+# Bad input ----------------------------------------------------------------------------
+
+def _variant_error(*options):
+    from checkpoint_helpers import variant_for
+    with pytest.raises(ValueError) as error:
+        variant_for(*options)
+    return str(error.value)
+
+
+def test_pixels_of_an_environment_that_cannot_render_sizes():
+    message = _variant_error('--universe', 'gym', '--domain', 'Pendulum',
+                             '--task', 'v1', '--observation', 'pixels')
+    assert 'gym/Pendulum cannot render frames of a chosen size' in message
+    assert '--universe dm_control --domain cartpole' in message
+    message = _variant_error('--universe', 'pybullet', '--domain',
+                             'HalfCheetahBulletEnv', '--task', 'v0',
+                             '--observation', 'pixels')
+    assert 'pybullet/HalfCheetahBulletEnv cannot render' in message
+
+
+def test_pixels_need_sac_with_a_feedforward_policy():
+    message = _variant_error('--universe', 'dm_control', '--domain',
+                             'cartpole', '--task', 'swingup', '--observation',
+                             'pixels', '--algorithm', 'TD3')
+    assert 'Valid: --algorithm SAC' in message
+
+
+def test_missing_osmesa_names_what_to_install(monkeypatch):
+    import ctypes.util
+    find_library = ctypes.util.find_library
+    monkeypatch.setattr(ctypes.util, 'find_library', lambda name: (
+        None if name == 'OSMesa' else find_library(name)))
+    monkeypatch.setenv('MUJOCO_GL', 'osmesa')
+    message = _variant_error('--universe', 'dm_control', '--domain',
+                             'cartpole', '--task', 'swingup',
+                             '--observation', 'pixels')
+    assert 'libOSMesa is not installed' in message
+    assert 'apt-get install libosmesa6' in message
+
+
+def test_bad_pixel_settings_through_the_command_line():
+    result = run_cli('run_example_local', 'examples.development',
+                     '--universe', 'dm_control', '--domain', 'cartpole',
+                     '--task', 'swingup', '--observation', 'pixels',
+                     '--config',
+                     'environment_params.training.pixels.frame_stack=0')
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert 'pixels frame_stack must be a positive integer, got 0' in (
+        result.stderr)
+    assert 'Traceback' not in result.stderr
+
+
+# End to end -----------------------------------------------------------------------------
+
+TINY_PIXELS = [
+    '--universe', 'dm_control', '--domain', 'cartpole', '--task', 'swingup',
+    '--observation', 'pixels',
+    '--config', 'environment_params.training.pixels.image_size=32',
+    '--config', 'encoder_params.config.filters=[8,8]',
+    '--config', 'encoder_params.config.strides=[2,2]',
+    '--config', 'encoder_params.config.feature_size=16']
+
+
+@pytest.mark.slow
+def test_a_pixel_epoch_through_the_command_line_then_simulate(tmp_path):
+    """SAC from 32x32 frames of cartpole, collected and evaluated by two
+    rendering actors; the checkpoint's policy then replays in `simulate`
+    (which renders, so it acts with the numpy conv policy)."""
+    result = run_cli(
+        'run_example_local', 'examples.development', *TINY_PIXELS,
+        '--num-samplers', '2', '--cpus', '2', '--n-epochs', '1',
+        '--epoch-length', '60', '--max-path-length', '20', '--seed', '3',
+        '--local-dir', tmp_path, '--checkpoint-frequency', '1',
+        '--config', 'algorithm_params.config.n_initial_exploration_steps=30',
+        '--config', 'algorithm_params.config.batch_size=16',
+        '--config', 'algorithm_params.config.eval_n_episodes=2',
+        '--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
+        '--config', 'Q_params.config.hidden_layer_sizes=[16,16]')
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    (trial,) = trial_dirs(tmp_path)
+    progress = read_progress(trial)
+    assert progress['num_train_steps'].iloc[-1] == 30
+    assert progress['evaluation/episodes'].iloc[-1] == 2
+    assert progress['evaluation/episode-length-mean'].iloc[-1] == 20
+    assert np.isfinite(progress['evaluation/return-mean'].iloc[-1])
+    with open(os.path.join(trial, 'params.json')) as f:
+        params = json.load(f)
+    pixels = params['environment_params']['training']['pixels']
+    assert pixels == {'image_size': 32, 'frame_stack': 3, 'action_repeat': 8,
+                      'pixels_only': True, 'camera_id': 0}
+    assert params['environment_params']['evaluation']['pixels'] == pixels
+    assert params['replay_pool_params']['class_name'] == 'FrameReplayPool'
+    assert params['algorithm_params']['config']['augmentation_pad'] == 4
+
+    (checkpoint,) = glob.glob(os.path.join(trial, 'checkpoint_*'))
+    result = run_cli('simulate', checkpoint, '--max-path-length', '10',
+                     '--num-rollouts', '1')
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    assert 'length 10' in result.stdout, result.stdout
+
+
+@pytest.fixture(scope='module')
+def ray_cluster():
+    import ray
+    from test_remote_sampler import ACTOR_OPTIONS
+    ray.init(num_cpus=2, include_dashboard=False,
+             runtime_env=ACTOR_OPTIONS['runtime_env'])
+    yield ACTOR_OPTIONS
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_a_pixel_trial_resumes_exactly(ray_cluster, tmp_path):
+    """Checkpoints hold the frame pool, the actors' running episodes (their
+    frame stacks and simulator state) and the augmentation's random state:
+    epoch 3 after a restore equals epoch 3 of the run that never stopped,
+    evaluation (on the actors) included."""
+    from checkpoint_helpers import assert_resume_is_exact, tiny_variant
+    variant = tiny_variant(
+        universe='dm_control', domain='cartpole', task='swingup', epochs=3,
+        epoch_length=50, max_path_length=40, exploration=30,
+        extra=[*TINY_PIXELS, '--num-samplers', '2', '--sampler-cpus', '0.5',
+               '--config', 'algorithm_params.config.batch_size=8'])
+    variant['sampler_params']['config']['actor_options'] = ray_cluster
+
+    def mid_episode(runner):
+        states = runner.sampler.get_state()['actors']
+        assert all(state['stepper']['observation'] is not None
+                   for state in states)
+
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
+                           ('Q_loss', 'policy_loss', 'Q_value-mean'),
+                           before_save=mid_episode)
