@@ -47,13 +47,13 @@ def test_main_script_help():
     # dying with a TypeError --max-failures times).
     (['--config', 'algorithm_params.config.discont=0.9'],
      "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
-     "alpha_lr, batch_size, discount, "),
+     "alpha_lr, augmentation_pad, batch_size, discount, "),
     (['--config', 'algorithm_params.config.value_n_particles=16'],
      "Unknown key 'value_n_particles' in algorithm_params.config: SAC "
      "accepts"),
     (['--algorithm', 'SQL', '--config', 'algorithm_params.config.alpha_lr=1'],
      "Unknown key 'alpha_lr' in algorithm_params.config: SQL accepts Q_lr, "
-     "batch_size,"),
+     "augmentation_pad, batch_size,"),
     (['--algorithm', 'SQL', '--policy', 'gaussian'],
      '--algorithm SQL cannot train --policy gaussian; valid policies for '
      'SQL: sampling'),

@@ -116,8 +116,9 @@ def _parse_error(capsys, *argv):
 @pytest.mark.parametrize('key, message', [
     ('algorithm_params.config.discont=0.9',
      "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
-     "alpha_lr, batch_size, discount, epoch_length, eval_deterministic, "
-     "eval_n_episodes, fused_steps, initial_alpha, jit_compile, "
+     "alpha_lr, augmentation_pad, batch_size, discount, epoch_length, "
+     "eval_deterministic, eval_n_episodes, fused_steps, initial_alpha, "
+     "jit_compile, "
      "max_path_length, min_pool_size, n_epochs, n_initial_exploration_steps, "
      "n_train_repeat, policy_lr, reward_scale, target_entropy, "
      "target_update_interval, tau, train_every_n_steps. Did you mean "
