@@ -21,6 +21,8 @@ from softlearning.models.numpy_conv import NumpyConvEncoder
 from softlearning.replay_pools import FrameReplayPool
 from softlearning.samplers.episode_stepper import EpisodeStepper
 from softlearning.samplers.remote_sampler import _stack_transitions
+# One Ray session for this module's in-process trial (its sampler actors).
+from test_remote_sampler import ACTOR_OPTIONS, ray_cluster  # noqa: F401
 
 
 class CountingEnvironment(SoftlearningEnv):
@@ -398,16 +400,6 @@ def test_a_pixel_epoch_through_the_command_line_then_simulate(tmp_path):
     assert 'length 10' in result.stdout, result.stdout
 
 
-@pytest.fixture(scope='module')
-def ray_cluster():
-    import ray
-    from test_remote_sampler import ACTOR_OPTIONS
-    ray.init(num_cpus=2, include_dashboard=False,
-             runtime_env=ACTOR_OPTIONS['runtime_env'])
-    yield ACTOR_OPTIONS
-    ray.shutdown()
-
-
 @pytest.mark.slow
 def test_a_pixel_trial_resumes_exactly(ray_cluster, tmp_path):
     """Checkpoints hold the frame pool, the actors' running episodes (their
@@ -420,7 +412,7 @@ def test_a_pixel_trial_resumes_exactly(ray_cluster, tmp_path):
         epoch_length=50, max_path_length=40, exploration=30,
         extra=[*TINY_PIXELS, '--num-samplers', '2', '--sampler-cpus', '0.5',
                '--config', 'algorithm_params.config.batch_size=8'])
-    variant['sampler_params']['config']['actor_options'] = ray_cluster
+    variant['sampler_params']['config']['actor_options'] = ACTOR_OPTIONS
 
     def mid_episode(runner):
         states = runner.sampler.get_state()['actors']

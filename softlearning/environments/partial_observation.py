@@ -24,6 +24,8 @@ wraps the adapter.
 import numpy as np
 from gymnasium import spaces
 
+from .observation_wrapper import ObservationWrapper
+
 PARTS = ('positions', 'velocities')
 OBSERVATIONS = 'observations'  # the key of gymnasium's Box observations
 
@@ -119,14 +121,14 @@ def validate_pomdp_params(environment_params):
                       environment_params['domain'], pomdp.get('observe'))
 
 
-class PartiallyObserved:
+class PartiallyObserved(ObservationWrapper):
     """An environment adapter that observes only part of its state.
 
     Everything but the observation (actions, rewards, rendering, physical
     parameters, episode state) is the wrapped adapter's."""
 
     def __init__(self, environment, observe, previous_action=False):
-        self._environment = environment
+        super().__init__(environment)
         self.observe = observe
         self._split = observation_split(environment.universe,
                                         environment.domain, observe)
@@ -166,19 +168,6 @@ class PartiallyObserved:
 
     # The part that differs from the wrapped adapter -------------------------
 
-    @property
-    def observation_space(self):
-        return self._observation_space
-
-    @property
-    def observation_keys(self):
-        return tuple(self._observation_space.spaces)
-
-    @property
-    def observation_shapes(self):
-        return {key: space.shape
-                for key, space in self._observation_space.spaces.items()}
-
     def reset(self, seed=None):
         self._last_action = self._no_action()
         return self._observation(self._environment.reset(seed=seed))
@@ -199,17 +188,6 @@ class PartiallyObserved:
     def set_episode_state(self, state):
         self._environment.set_episode_state(state['environment'])
         self._last_action = np.array(state['last_action'], np.float32)
-
-    # Everything else: the wrapped adapter's ---------------------------------
-
-    @property
-    def wrapped(self):
-        return self._environment
-
-    def __getattr__(self, name):
-        if name == '_environment':  # not set yet (e.g. while unpickling)
-            raise AttributeError(name)
-        return getattr(self._environment, name)
 
     def __repr__(self):
         extra = ' + previous action' if self._previous_action else ''

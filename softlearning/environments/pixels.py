@@ -33,6 +33,9 @@ import ctypes.util
 import numpy as np
 from gymnasium import spaces
 
+from softlearning.utils.registry import with_defaults
+
+from .observation_wrapper import ObservationWrapper
 from .rendering import default_mujoco_gl
 
 PIXELS = 'pixels'
@@ -55,12 +58,7 @@ def pixel_settings(universe, domain, settings=None):
     """The full settings of a variant's 'pixels' entry: the defaults, then
     the given ones. Unknown or bad settings are a ValueError naming the valid
     ones."""
-    settings = dict(settings or {})
-    unknown = set(settings) - set(DEFAULTS)
-    if unknown:
-        raise ValueError(f"Unknown pixels settings {sorted(unknown)}; valid: "
-                         f"{', '.join(DEFAULTS)}")
-    settings = {**DEFAULTS, **settings}
+    settings = with_defaults(DEFAULTS, settings, 'pixels')
     if settings['action_repeat'] is None:
         settings['action_repeat'] = default_action_repeat(universe, domain)
     for key in ('image_size', 'frame_stack', 'action_repeat'):
@@ -133,7 +131,7 @@ def adapter_kwargs(universe, settings):
             'camera_id': settings['camera_id']}
 
 
-class Pixels:
+class Pixels(ObservationWrapper):
     """An environment adapter observing rendered frames (module docstring).
 
     Everything but observations and steps (action spaces, physical
@@ -141,7 +139,7 @@ class Pixels:
 
     def __init__(self, environment, image_size=84, frame_stack=3,
                  action_repeat=1, pixels_only=True, camera_id=0):
-        self._environment = environment
+        super().__init__(environment)
         self.image_size = int(image_size)
         self.frame_stack = int(frame_stack)
         self.action_repeat = int(action_repeat)
@@ -167,24 +165,6 @@ class Pixels:
         return observation
 
     # The part that differs from the wrapped adapter -------------------------
-
-    @property
-    def observation_space(self):
-        return self._observation_space
-
-    @property
-    def observation_keys(self):
-        return tuple(self._observation_space.spaces)
-
-    @property
-    def observation_shapes(self):
-        return {key: space.shape
-                for key, space in self._observation_space.spaces.items()}
-
-    @property
-    def observation_dtypes(self):
-        return {key: space.dtype
-                for key, space in self._observation_space.spaces.items()}
 
     @property
     def max_episode_steps(self):
@@ -220,17 +200,6 @@ class Pixels:
         self._environment.set_episode_state(state['environment'])
         self._frames.clear()
         self._frames.extend(state['frames'])
-
-    # Everything else: the wrapped adapter's ---------------------------------
-
-    @property
-    def wrapped(self):
-        return self._environment
-
-    def __getattr__(self, name):
-        if name == '_environment':  # not set yet (e.g. while unpickling)
-            raise AttributeError(name)
-        return getattr(self._environment, name)
 
     def __repr__(self):
         return (f"Pixels({self._environment!r}, {self.image_size}x"

@@ -13,6 +13,8 @@ config and the same weight list (Keras' order), so either loads the other's
 
 import numpy as np
 
+from softlearning.utils.registry import with_defaults
+
 from .numpy_mlp import flat_size
 
 PIXEL_KEY = 'pixels'
@@ -25,12 +27,7 @@ LAYER_NORM_EPSILON = 1e-3  # Keras' default
 def encoder_config(config=None):
     """The defaults, then ``config``; unknown keys or mismatched lengths are
     a ValueError naming the valid ones."""
-    config = dict(config or {})
-    unknown = set(config) - set(ENCODER_DEFAULTS)
-    if unknown:
-        raise ValueError(f"Unknown encoder settings {sorted(unknown)}; "
-                         f"valid: {', '.join(ENCODER_DEFAULTS)}")
-    config = {**ENCODER_DEFAULTS, **config}
+    config = with_defaults(ENCODER_DEFAULTS, config, 'encoder')
     config['filters'] = tuple(int(f) for f in config['filters'])
     config['strides'] = tuple(int(s) for s in config['strides'])
     if len(config['filters']) != len(config['strides']) or not config[

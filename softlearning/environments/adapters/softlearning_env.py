@@ -2,7 +2,8 @@
 
 Adapters wrap gymnasium, dm_control and pybullet environments so that
 - observations are always a dict of float32 arrays (``observation_space`` is a
-  ``gymnasium.spaces.Dict``), selected and ordered by ``observation_keys``;
+  ``gymnasium.spaces.Dict``), selected and ordered by ``observation_keys``
+  (rendered frames, environments/pixels.py, are uint8);
 - actions are always in [-1, 1] and rescaled here to the simulator's bounds;
 - ``step`` returns ``(observation, reward, terminated, truncated, info)`` with
   terminated (a true end: do not bootstrap) and truncated (a time limit:
