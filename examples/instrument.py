@@ -158,7 +158,7 @@ def parse_example(example_module_name, example_argv, mode,
         parser.error(str(error))
     run_params = variant_spec['run_params']
     if run_params.get('tf_num_threads') is None:
-        run_params['tf_num_threads'] = max(1, math.ceil(_trial_cpus(args)))
+        run_params['tf_num_threads'] = max(1, math.ceil(_learner_cpus(args)))
     if check_storage:
         _check_storage_option(args, variant_spec)
     args.restore_experiment = _check_restore(args, variant_spec)
@@ -314,6 +314,17 @@ def _trial_cpus(args):
     if args.resources_per_trial:
         return args.resources_per_trial.get('cpu', 1)
     return args.trial_cpus
+
+
+def _learner_cpus(args):
+    """CPUs TensorFlow's threads may use: the trial's, plus its sampler
+    actors' when sampling is synchronous (the learner and its actors then
+    take turns: the actors idle while it trains)."""
+    cpus = _trial_cpus(args)
+    if getattr(args, 'num_samplers', 0) and not getattr(
+            args, 'async_sampling', False):
+        cpus += args.num_samplers * (args.sampler_cpus or 0)
+    return cpus
 
 
 def _trial_resources(args, variant_spec):

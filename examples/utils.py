@@ -245,7 +245,9 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
     group.add_argument('--resources', type=json_dict, default=None,
                        help='Custom resources for ray.init, as JSON.')
     group.add_argument('--trial-cpus', type=float, default=None,
-                       help='CPUs per trial; TensorFlow uses as many threads '
+                       help='CPUs per trial; TensorFlow uses as many threads, '
+                            "plus the trial's sampler actors' CPUs when "
+                            'sampling is synchronous (they take turns) '
                             '(default: all CPUs given to Ray, here '
                             f'{os.cpu_count()}). Lower it to run trials side '
                             'by side.')

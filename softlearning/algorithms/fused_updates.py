@@ -171,7 +171,12 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     def _update_Qs_towards(self, batch, Q_targets):
         """One gradient step of L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2);
-        returns (L_Q, mean Q(s, a))."""
+        returns (L_Q, mean Q(s, a)). With a pixel agent's encoder, the
+        minibatch's observations are then replaced by their features (as
+        encoded before this step, without gradient), so the policy's step
+        that follows does not run the encoder on them twice more (DrQ
+        encodes them again after the critic's step; the difference is one
+        step of the encoder)."""
         with tf.GradientTape() as tape:
             inputs = self._Qs[0].network_inputs(batch['observations'])
             Q_values = [Q.head(inputs, batch['actions']) for Q in self._Qs]
@@ -180,6 +185,11 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             Q_loss = tf.add_n(Q_losses)
         gradients = tape.gradient(Q_loss, self._Q_variables)
         self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
+        encoder = self._Qs[0].encoder
+        if encoder is not None:
+            # The rest of this update (the policy's step) reads these
+            # features instead of encoding the observations again.
+            batch['observations'] = encoder.encoded(tf.stop_gradient(inputs))
         return Q_loss, tf.add_n([self._mean(Q_value, batch)
                                  for Q_value in Q_values]) / len(Q_values)
 

@@ -20,6 +20,10 @@ from .numpy_conv import (NumpyConvEncoder, check_pixel_key, encoded_size,
                          encoder_config)
 
 
+# The key of observations that hold an encoder's features (``encoded``).
+ENCODED = 'encoded'
+
+
 def conv_image_model(image_shape, filters, strides, kernel_size,
                      feature_size, name='conv_encoder'):
     images = keras.Input(image_shape, dtype=tf.uint8, name='images')
@@ -53,7 +57,15 @@ class ConvEncoder:
             self.config['kernel_size'], self.config['feature_size'],
             name=name)
 
+    @staticmethod
+    def encoded(features):
+        """Observations already encoded (``features``, from this encoder):
+        calling the encoder on them returns the features as they are."""
+        return {ENCODED: features}
+
     def __call__(self, observations):
+        if ENCODED in observations:
+            return observations[ENCODED]
         parts = [self.model(observations[self.config['pixel_key']])]
         parts += [observations[key] for key in self.other_keys]
         return parts[0] if len(parts) == 1 else tf.concat(parts, axis=-1)
