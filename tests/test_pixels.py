@@ -319,7 +319,7 @@ def test_pixels_of_an_environment_that_cannot_render_sizes():
     assert 'pybullet/HalfCheetahBulletEnv cannot render' in message
 
 
-def test_pixels_need_sac_with_a_feedforward_policy():
+def test_pixels_need_sac_with_its_gaussian_policy():
     message = _variant_error('--universe', 'dm_control', '--domain',
                              'cartpole', '--task', 'swingup', '--observation',
                              'pixels', '--algorithm', 'TD3')
@@ -364,12 +364,13 @@ TINY_PIXELS = [
 
 @pytest.mark.slow
 def test_a_pixel_epoch_through_the_command_line_then_simulate(tmp_path):
-    """SAC from 32x32 frames of cartpole, collected and evaluated by two
-    rendering actors; the checkpoint's policy then replays in `simulate`
-    (which renders, so it acts with the numpy conv policy)."""
+    """SAC from 32x32 frames of cartpole, collected and evaluated by the
+    one rendering actor pixels get by default; the checkpoint's policy then
+    replays in `simulate` (which renders, so it acts with the numpy conv
+    policy)."""
     result = run_cli(
         'run_example_local', 'examples.development', *TINY_PIXELS,
-        '--num-samplers', '2', '--cpus', '2', '--n-epochs', '1',
+        '--cpus', '2', '--n-epochs', '1',
         '--epoch-length', '60', '--max-path-length', '20', '--seed', '3',
         '--local-dir', tmp_path, '--checkpoint-frequency', '1',
         '--config', 'algorithm_params.config.n_initial_exploration_steps=30',
@@ -378,6 +379,7 @@ def test_a_pixel_epoch_through_the_command_line_then_simulate(tmp_path):
         '--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
         '--config', 'Q_params.config.hidden_layer_sizes=[16,16]')
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    assert 'using --num-samplers 1' in result.stderr
     (trial,) = trial_dirs(tmp_path)
     progress = read_progress(trial)
     assert progress['num_train_steps'].iloc[-1] == 30
@@ -392,6 +394,7 @@ def test_a_pixel_epoch_through_the_command_line_then_simulate(tmp_path):
     assert params['environment_params']['evaluation']['pixels'] == pixels
     assert params['replay_pool_params']['class_name'] == 'FrameReplayPool'
     assert params['algorithm_params']['config']['augmentation_pad'] == 4
+    assert params['sampler_params']['config']['num_samplers'] == 1
 
     (checkpoint,) = glob.glob(os.path.join(trial, 'checkpoint_*'))
     result = run_cli('simulate', checkpoint, '--max-path-length', '10',

@@ -1,5 +1,7 @@
 """Models: Keras Dense stacks (``feedforward``), LSTM summarizers
-(``recurrent``) and their numpy versions (``numpy_mlp``, ``numpy_lstm``).
+(``recurrent``), the convolutional encoder of pixel agents
+(``conv_encoder``, built with ``conv_encoder.get_encoder``) and their numpy
+versions (``numpy_mlp``, ``numpy_lstm``, ``numpy_conv``).
 
 The Keras part is imported on first use, so ``softlearning.models.numpy_mlp``
 (used by TensorFlow-free sampler actors) does not load TensorFlow.

@@ -12,7 +12,9 @@ below). ``NumpySamplingPolicy`` is the same for ``FeedforwardSamplingPolicy``
 ``NumpyUniformPolicy`` is the warm-up policy, and the base of
 ``UniformPolicy``. The recurrent policies (``NumpyRecurrentGaussianPolicy``,
 ``NumpyRecurrentDeterministicPolicy``) put an LSTM before the Dense stack and
-carry its state through an episode (``RecurrentActing``).
+carry its state through an episode (``RecurrentActing``). A pixel agent's
+policy (``encoder_config``) runs the numpy conv encoder before the Dense
+stack; its weights come first in the list it loads.
 
 Keeping TensorFlow out of actors is what lets them render with OSMesa (see
 softlearning/environments/rendering.py): this module must not import
