@@ -47,10 +47,13 @@ class CountingEnvironment(SoftlearningEnv):
         self.count, self.episode = 0, self.episode + 1
         return self._observation()
 
+    truncate_at = None
+
     def step(self, action):
         self.count += 1
         terminated = self.count == self.terminate_at
-        return self._observation(), 1.0, terminated, False, {}
+        truncated = self.count == self.truncate_at
+        return self._observation(), 1.0, terminated, truncated, {}
 
     def render(self, width=None, height=None, camera_id=None):
         value = (self.count + 100 * self.episode) % 256
@@ -99,6 +102,16 @@ def test_action_repeat_sums_rewards_and_stops_at_a_termination():
     assert environment.wrapped.count == 7
 
 
+def test_a_time_limit_inside_the_repeats_ends_the_step_as_a_truncation():
+    environment = Pixels(CountingEnvironment(), image_size=8,
+                         action_repeat=4)
+    environment.wrapped.truncate_at = 6
+    environment.reset()
+    assert environment.step(np.zeros(1))[1:4] == (4.0, False, False)
+    assert environment.step(np.zeros(1))[1:4] == (2.0, False, True)
+    assert environment.wrapped.count == 6
+
+
 def test_pixels_only_false_keeps_the_state_observations():
     environment = Pixels(CountingEnvironment(), image_size=8,
                          pixels_only=False)
@@ -130,6 +143,37 @@ def test_pixel_settings_defaults_per_domain_and_bad_values():
         pixel_settings('dm_control', 'cartpole', {'frames': 3})
     with pytest.raises(ValueError, match='frame_stack must be a positive'):
         pixel_settings('dm_control', 'cartpole', {'frame_stack': 0})
+
+
+RENDER_GYMNASIUM_MUJOCO = """
+from softlearning.environments import rendering
+rendering.configure_offscreen_rendering()
+import numpy as np
+from softlearning.environments import get_environment_from_params
+environment = get_environment_from_params({
+    'universe': 'gym', 'domain': 'HalfCheetah', 'task': 'v5', 'kwargs': {},
+    'pixels': {'image_size': 48, 'frame_stack': 2}})
+first = environment.reset(seed=0)['pixels']
+after = environment.step(np.ones(6))[0]['pixels']
+print(first.shape, first.dtype, int(environment.action_repeat),
+      bool(np.array_equal(first[..., 3:], after[..., :3])),
+      bool(np.any(first[..., 3:] != after[..., 3:])), int(first.std() > 0))
+"""
+
+
+def test_gymnasium_mujoco_renders_pixels():
+    """In a process without TensorFlow, as sampler actors render: frames of
+    the chosen size, the stack shifting by one frame per step."""
+    import subprocess
+    import sys
+    from conftest import REPO_ROOT
+    result = subprocess.run(
+        [sys.executable, '-c', RENDER_GYMNASIUM_MUJOCO], cwd=REPO_ROOT,
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, 'PYTHONPATH': REPO_ROOT})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == (
+        '(48, 48, 6) uint8 4 True True 1'), result.stdout
 
 
 # The encoder -----------------------------------------------------------------------

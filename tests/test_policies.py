@@ -47,10 +47,17 @@ def test_log_probs_match_reference_computation():
     reference = np.sum(
         stats.norm.logpdf(raw, shift, np.exp(log_scale))
         - np.log(1 - np.tanh(raw) ** 2), axis=-1, keepdims=True)
-    np.testing.assert_allclose(log_probs.numpy(), reference, rtol=1e-3, atol=2e-3)
+    # Where a float32 action is within ~1e-3 of +-1, atanh of it (u, as the
+    # reference and ``log_probs`` of given actions recover it) is off by far
+    # more than the tolerance; the sampled log-probabilities keep u itself.
+    # Compare where atanh is exact: most of the batch.
+    exact = np.all(np.abs(actions.numpy()) < 1 - 1e-3, axis=-1)
+    assert exact.sum() >= 48, exact.sum()
+    np.testing.assert_allclose(log_probs.numpy()[exact], reference[exact],
+                               rtol=1e-3, atol=2e-3)
     # log_probs of given actions agrees with the sampled ones.
-    np.testing.assert_allclose(policy.log_probs(obs, actions).numpy(),
-                               log_probs.numpy(), rtol=1e-3, atol=2e-3)
+    np.testing.assert_allclose(policy.log_probs(obs, actions).numpy()[exact],
+                               log_probs.numpy()[exact], rtol=1e-3, atol=2e-3)
 
 
 def test_seeded_sampling_is_reproducible():
