@@ -43,45 +43,69 @@ def _use_token():
         warn_if_disabled=False)
 
 
+def _find_local_cluster():
+    """The address of the cluster this machine belongs to: the one the last
+    ``ray start`` here wrote down (where Ray's ``address='auto'`` looks
+    first), or one clear error at once."""
+    from ray._private.utils import read_ray_address
+    address = read_ray_address()
+    if not address:
+        raise ExampleError(
+            "No running Ray cluster found on this machine (no `ray start` "
+            "here): start one with `ray start --head`, or pass --address "
+            "HOST:PORT (or set RAY_ADDRESS).")
+    return address
+
+
+def _check_listening(address, given):
+    """Fails within CONNECT_TIMEOUT_S when nothing listens at ``address``
+    (``ray.init`` itself would retry for long)."""
+    host, port = _host_port(address)
+    try:
+        socket.create_connection((host, port),
+                                 timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        where = (f"at {address}" if given
+                 else f"at {address}, where this machine's last `ray start` "
+                      "left it,")
+        raise ExampleError(
+            f"No Ray cluster answers {where} ({reason}): start one with `ray "
+            f"start --head --port {port}`, or pass the head's --address."
+        ) from None
+    return host
+
+
 def connect(address=None):
     """``ray.init`` on a running cluster: ``address`` (HOST:PORT), else
-    RAY_ADDRESS, else the cluster this machine belongs to.
+    RAY_ADDRESS, else the cluster this machine belongs to; a cluster that is
+    not there is one clear error within seconds.
 
-    An explicit address that nothing listens on fails within seconds
-    (``ray.init`` itself would retry for long). With a token at hand
-    (~/.ray/auth_token, RAY_AUTH_TOKEN) and RAY_AUTH_MODE unset, the driver
-    authenticates with it: Ray's driver does that by itself only for
-    ``address='auto'``.
+    With a token at hand (~/.ray/auth_token, RAY_AUTH_TOKEN) and
+    RAY_AUTH_MODE unset, the driver authenticates with it: Ray's driver
+    does that by itself only for ``address='auto'``.
     """
     import ray
-    address = address or os.environ.get('RAY_ADDRESS') or 'auto'
+    given = address or os.environ.get('RAY_ADDRESS')
+    if given and given.startswith('ray://'):
+        ray.init(address=given, logging_level='WARNING')
+        return
+    address = given if given and given != 'auto' else _find_local_cluster()
+    host = _check_listening(address, given=bool(given))
     options = {}
-    if address != 'auto' and not address.startswith('ray://'):
-        host, port = _host_port(address)
-        try:
-            socket.create_connection((host, port),
-                                     timeout=CONNECT_TIMEOUT_S).close()
-        except OSError as error:
-            reason = error.strerror or type(error).__name__
-            raise ExampleError(
-                f"No Ray cluster answers at {address} ({reason}): start one "
-                f"with `ray start --head --port {port}`, or pass the head's "
-                "--address.") from None
-        if 'RAY_AUTH_MODE' not in os.environ and _token_available():
-            _use_token()
-        if host in ('127.0.0.1', 'localhost'):
-            # A cluster on loopback: this machine, reached on loopback too
-            # (Ray would otherwise look for its raylet at the machine's
-            # outward address).
-            options['_node_ip_address'] = '127.0.0.1'
+    if 'RAY_AUTH_MODE' not in os.environ and _token_available():
+        _use_token()
+    if host in ('127.0.0.1', 'localhost'):
+        # A cluster on loopback: this machine, reached on loopback too (Ray
+        # would otherwise look for its raylet at the machine's outward
+        # address).
+        options['_node_ip_address'] = '127.0.0.1'
     try:
         ray.init(address=address, logging_level='WARNING', **options)
     except ConnectionError as error:
         raise ExampleError(
-            f"No running Ray cluster found ({address}): start one with `ray "
-            "start --head` on this machine, or pass --address HOST:PORT "
-            f"(or set RAY_ADDRESS). Ray said: {str(error).splitlines()[0]}"
-        ) from None
+            f"Cannot join the Ray cluster at {address}: "
+            f"{str(error).splitlines()[0]}") from None
 
 
 def check_storage_reachable(root):

@@ -167,12 +167,15 @@ def _ensure_token(dry_run):
     return path
 
 
-def _confirm(cluster_name, config_path):
+def _check_confirmable():
     if not sys.stdin.isatty():
         raise LaunchError(
             "Standard input is not a terminal, so nobody can confirm starting "
             "a (billed) cluster: pass --confirm-remote False to start it "
             "without asking.")
+
+
+def _confirm(cluster_name, config_path):
     answer = input(f"Start cluster '{cluster_name}' from {config_path} "
                    "(cloud resources are billed)? [y/N] ")
     return answer.strip().lower() in ('y', 'yes')
@@ -188,10 +191,13 @@ def launch_example(provider, example_module_name, argv):
                                        list(example_argv), 'cluster',
                                        check_storage=False)
     cluster_name = args.cluster_name or f'softlearning-{example_args.exp_name}'
-    token_path = _ensure_token(args.dry_run)
-    config = load_cluster_config(args.config_file, cluster_name, token_path)
+    # What would stop the launch is checked before a token is made.
     if not args.dry_run and extra_module:
         _require_cloud_client(extra_module, extra)
+    if not args.dry_run and args.confirm_remote:
+        _check_confirmable()
+    token_path = _ensure_token(args.dry_run)
+    config = load_cluster_config(args.config_file, cluster_name, token_path)
     import yaml
     config_dir = os.path.expanduser('~/.softlearning/clusters')
     os.makedirs(config_dir, exist_ok=True)

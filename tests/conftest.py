@@ -7,16 +7,38 @@ import pandas as pd
 import pytest
 
 os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')
-os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Every command the tests run imports TensorFlow as on a CPU and machine
+# where TensorFlow's C++ writes start-up lines (fake_tensorflow_startup/),
+# so that what a user sees is checked whatever CPU runs the tests.
+FAKE_TENSORFLOW_STARTUP = os.path.join(REPO_ROOT, 'tests',
+                                       'fake_tensorflow_startup')
+# What that fake writes: a WARNING record shows that TensorFlow was imported
+# (and that warnings still show), the other two must never show.
+TENSORFLOW_IMPORTED = 'FAKE-WARNING TensorFlow was imported'
+TENSORFLOW_NOISE = ('FAKE-INFO', 'FAKE-CUDA')
 
 
 def _cli(args, env):
     """The command line and environment of ``softlearning ARGS``."""
     return ([sys.executable, '-m', 'softlearning.scripts.console_scripts',
              *map(str, args)],
-            {**os.environ, 'PYTHONPATH': REPO_ROOT, **(env or {})})
+            {**os.environ,
+             'PYTHONPATH': os.pathsep.join([FAKE_TENSORFLOW_STARTUP,
+                                            REPO_ROOT]),
+             **(env or {})})
+
+
+def assert_one_line_error(result, message):
+    """A bad input: exit code 2 and one line on stderr naming it (after
+    argparse's usage lines), before TensorFlow is imported."""
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines()
+             if line and not line.startswith(('usage:', ' '))]
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0], result.stderr
+    assert TENSORFLOW_IMPORTED not in result.stderr
 
 
 def run_cli(*args, timeout=900, env=None, cwd=REPO_ROOT):

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import run_cli
+from conftest import assert_one_line_error, run_cli
 from softlearning.analysis import (group_trials, load_trials,
                                    plot_learning_curves, summarize)
 from softlearning.analysis.plot import mean_and_std
@@ -138,6 +138,29 @@ def test_plot_one_line_per_group_across_experiments(sweep, tmp_path):
     assert axes.get_title() == 'gym-Pendulum-v1: evaluation/return-mean'
 
 
+def test_a_single_point_is_drawn_as_a_marker(tmp_path):
+    """A trial stopped at its first report (ASHA's first rung) has one
+    point: a line through it would draw nothing."""
+    write_trial(tmp_path / 'exp' / 'stopped', _variant(1e-3, 0.005, 1),
+                [-700.0], done=False)
+    write_trial(tmp_path / 'exp' / 'longer', _variant(3e-4, 0.005, 1),
+                [-700.0, -600.0])
+    figure = plot_learning_curves(load_trials([str(tmp_path / 'exp')]))
+    markers = {tuple(line.get_xdata()): line.get_marker()
+               for line in figure.axes[0].get_lines()}
+    assert markers[(100,)] == 'o'
+    assert markers[(100, 200)] in ('None', None, '')
+
+
+def test_summary_of_one_seed_prints_no_spread(tmp_path):
+    write_trial(tmp_path / 'exp' / 'only', _variant(1e-3, 0.005, 1),
+                [-700.0, -650.0])
+    result = run_cli('summary', tmp_path / 'exp')
+    assert result.returncode == 0, result.stderr
+    assert '-650.0' in result.stdout
+    assert '±' not in result.stdout.splitlines()[-1], result.stdout
+
+
 def test_plot_command_writes_an_image_of_the_requested_size(sweep, tmp_path):
     experiment, _ = sweep
     output = tmp_path / 'curves.png'
@@ -152,15 +175,13 @@ def test_plot_command_writes_an_image_of_the_requested_size(sweep, tmp_path):
 def test_a_folder_without_trials_is_one_clear_error(tmp_path, command):
     extra = ['-o', str(tmp_path / 'x.png')] if command == 'plot' else []
     result = run_cli(command, tmp_path, *extra)
-    assert result.returncode == 2
-    assert f'No trials under {tmp_path}' in result.stderr
-    assert 'Traceback' not in result.stderr
+    assert_one_line_error(result, f'No trials under {tmp_path}')
 
 
 def test_an_unknown_column_is_one_clear_error(sweep, tmp_path):
     experiment, _ = sweep
     result = run_cli('plot', experiment, '-o', tmp_path / 'x.png', '-y',
                      'evaluation/return-meen')
-    assert result.returncode == 2
-    assert "No trial has a 'evaluation/return-meen' column" in result.stderr
+    assert_one_line_error(
+        result, "No trial has a 'evaluation/return-meen' column")
     assert 'evaluation/return-mean' in result.stderr

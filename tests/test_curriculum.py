@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import ray
 
-from conftest import read_progress, run_cli, trial_dirs
+from conftest import assert_one_line_error, read_progress, run_cli, trial_dirs
 from softlearning import curriculum, environments, policies, replay_pools
 from softlearning import samplers
 
@@ -250,12 +250,8 @@ def test_cli_rejects_a_file_that_is_not_json(tmp_path):
     result = run_cli('run_example_local', 'examples.development',
                      '--domain', 'HalfCheetah', '--task', 'v5',
                      '--curriculum', bad, timeout=120)
-    assert result.returncode == 2
-    assert 'Traceback' not in result.stderr
-    error_lines = [line for line in result.stderr.splitlines()
-                   if 'error:' in line]
-    assert len(error_lines) == 1
-    assert 'is not valid JSON' in error_lines[0] and str(bad) in error_lines[0]
+    assert_one_line_error(result, 'is not valid JSON')
+    assert str(bad) in result.stderr
 
 
 @pytest.mark.parametrize('spec, message', [

@@ -4,7 +4,7 @@ through the command line."""
 import numpy as np
 import pytest
 
-from conftest import read_progress, run_cli, trial_dirs
+from conftest import assert_one_line_error, read_progress, run_cli, trial_dirs
 from softlearning.environments import get_environment
 
 DOMAIN = 'examples.custom_environment.gravity_pendulum:GravityPendulum'
@@ -22,8 +22,7 @@ def test_adapter_forwards_parameters_to_the_environment():
 def test_unimportable_module_is_a_clear_error():
     result = run_cli('run_example_local', 'examples.development',
                      '--domain', 'no_such_package:Walker', '--task', 'v0')
-    assert result.returncode == 2
-    assert "Cannot import module 'no_such_package'" in result.stderr
+    assert_one_line_error(result, "Cannot import module 'no_such_package'")
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 from gymnasium import spaces
 
-from conftest import read_progress, run_cli, trial_dirs
+from conftest import assert_one_line_error, read_progress, run_cli, trial_dirs
 from softlearning.environments.adapters.softlearning_env import (
     SoftlearningEnv)
 from softlearning.environments.pixels import Pixels, pixel_settings
@@ -389,10 +389,8 @@ def test_bad_pixel_settings_through_the_command_line():
                      '--task', 'swingup', '--observation', 'pixels',
                      '--config',
                      'environment_params.training.pixels.frame_stack=0')
-    assert result.returncode == 2, result.stderr[-2000:]
-    assert 'pixels frame_stack must be a positive integer, got 0' in (
-        result.stderr)
-    assert 'Traceback' not in result.stderr
+    assert_one_line_error(
+        result, 'pixels frame_stack must be a positive integer, got 0')
 
 
 # End to end -----------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 """Development example: the variants and the trainable used by
 ``softlearning run_example_* examples.development``."""
 
-import sys
-
 from examples.utils import get_parser as _get_parser
 from examples.utils import str2bool
 from softlearning.environments.partial_observation import PARTS
@@ -50,8 +48,8 @@ def prepare_args(args):
     if getattr(args, 'observation', 'state') == 'pixels' and not (
             args.num_samplers):
         args.num_samplers = 1
-        print("softlearning: --observation pixels: frames are rendered by "
-              "sampler actors; using --num-samplers 1.", file=sys.stderr)
+        args.notices.append("--observation pixels: frames are rendered by "
+                            "sampler actors; using --num-samplers 1.")
 
 
 def get_trainable_class(args=None):

@@ -12,7 +12,8 @@ import difflib
 from ray.tune.search.sample import Categorical
 
 from softlearning.utils.registry import lookup
-from softlearning.utils.signatures import accepted_keywords
+from softlearning.utils.signatures import (accepted_keywords,
+                                           accepted_keywords_in_source)
 
 # What ExperimentRunner._build passes to each family's constructor itself.
 SUPPLIED_BY_RUNNER = {
@@ -31,24 +32,30 @@ SUPPLIED_BY_RUNNER = {
 
 
 def _registries():
-    """family -> (kind, function from a class name to its constructor)."""
-    # The registries import TensorFlow: quietly, as the trials do.
-    from softlearning.utils.tensorflow_logging import import_tensorflow
-    import_tensorflow()
+    """family -> (kind, function from a class name to its accepted keyword
+    arguments). TensorFlow components are read from their source, so that
+    a bad key is reported without importing TensorFlow."""
     from softlearning import (algorithms, policies, replay_pools, samplers,
                               value_functions)
 
-    def registry(table, kind):
-        return kind, lambda name: lookup(table, name, kind)
+    def in_source(table, kind):
+        return kind, lambda name: (
+            lookup(table, name, kind), accepted_keywords_in_source(
+                lookup(table, name, kind)))
+
+    def imported(table, kind):
+        return kind, lambda name: (
+            lookup(table, name, kind),
+            accepted_keywords(lookup(table, name, kind)))
 
     return {
-        'algorithm_params': ('algorithm', algorithms.get_algorithm_class),
-        'policy_params': ('policy', policies.get_policy_class),
-        'exploration_policy_params': ('policy', policies.get_policy_class),
-        'Q_params': registry(value_functions.VALUE_FUNCTIONS, 'Q-function'),
-        'replay_pool_params': registry(replay_pools.REPLAY_POOLS,
+        'algorithm_params': in_source(algorithms.ALGORITHMS, 'algorithm'),
+        'policy_params': in_source(policies.POLICIES, 'policy'),
+        'exploration_policy_params': in_source(policies.POLICIES, 'policy'),
+        'Q_params': in_source(value_functions.VALUE_FUNCTIONS, 'Q-function'),
+        'replay_pool_params': imported(replay_pools.REPLAY_POOLS,
                                        'replay pool'),
-        'sampler_params': registry(samplers.SAMPLERS, 'sampler'),
+        'sampler_params': imported(samplers.SAMPLERS, 'sampler'),
     }
 
 
@@ -82,7 +89,7 @@ def _unknown_key_message(family, class_name, key, settable):
 def check_config_keys(variant_spec):
     """Raises ValueError for an unknown class name or a config key that the
     class's constructor does not accept."""
-    for family, (kind, get_constructor) in _registries().items():
+    for family, (kind, get_accepted) in _registries().items():
         params = variant_spec.get(family)
         if not isinstance(params, dict):
             continue
@@ -90,8 +97,7 @@ def check_config_keys(variant_spec):
         if not isinstance(config, dict):
             continue
         for class_name in _class_names(params.get('class_name')):
-            constructor = get_constructor(class_name)
-            accepted = accepted_keywords(constructor)
+            constructor, accepted = get_accepted(class_name)
             if accepted is None:
                 continue  # takes anything
             supplied = _supplied(family, constructor, variant_spec)

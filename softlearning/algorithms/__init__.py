@@ -3,30 +3,25 @@
 The algorithm classes (and with them TensorFlow) are imported on first use.
 """
 
-import importlib
+from softlearning.utils.registry import lazy_attributes, load, lookup
 
-from softlearning.utils.registry import lookup
+ALGORITHMS = {
+    'SAC': 'softlearning.algorithms.sac:SAC',
+    'SQL': 'softlearning.algorithms.sql:SQL',
+    'TD3': 'softlearning.algorithms.td3:TD3',
+    'DDPG': 'softlearning.algorithms.td3:DDPG',
+}
 
-# Name -> (module, class).
-ALGORITHMS = {'SAC': ('.sac', 'SAC'), 'SQL': ('.sql', 'SQL'),
-              'TD3': ('.td3', 'TD3'), 'DDPG': ('.td3', 'DDPG')}
-_LAZY_CLASSES = {**ALGORITHMS,
-                 'FusedUpdateAlgorithm': ('.fused_updates',
-                                          'FusedUpdateAlgorithm'),
-                 'RLAlgorithm': ('.rl_algorithm', 'RLAlgorithm')}
-
-def _import(module_name, class_name):
-    return getattr(importlib.import_module(module_name, __name__), class_name)
-
-
-def __getattr__(name):
-    if name in _LAZY_CLASSES:
-        return _import(*_LAZY_CLASSES[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes({
+    **ALGORITHMS,
+    'FusedUpdateAlgorithm':
+        'softlearning.algorithms.fused_updates:FusedUpdateAlgorithm',
+    'RLAlgorithm': 'softlearning.algorithms.rl_algorithm:RLAlgorithm',
+}, __name__)
 
 
 def get_algorithm_class(class_name):
-    return _import(*lookup(ALGORITHMS, class_name, 'algorithm'))
+    return load(lookup(ALGORITHMS, class_name, 'algorithm'))
 
 
 def get(params, **kwargs):

@@ -70,7 +70,9 @@ def plot_learning_curves(trials, x=STEPS_COLUMN, y=DEFAULT_METRIC,
         seeds = len(group.trials)
         label = (f"{group.label(names)} ({seeds} seed"
                  f"{'s' if seeds != 1 else ''})")
-        (line,) = axes.plot(grid, mean, label=label, linewidth=1.8)
+        # A single point (a trial stopped at its first report) is no line.
+        (line,) = axes.plot(grid, mean, label=label, linewidth=1.8,
+                            marker='o' if len(grid) < 2 else None)
         axes.fill_between(grid, mean - std, mean + std, alpha=0.2,
                           color=line.get_color(), linewidth=0)
     axes.set_xlabel(AXIS_LABELS.get(x, x))

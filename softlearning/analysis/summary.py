@@ -31,12 +31,13 @@ def trial_scores(trial, metric, mode='max'):
 
 def _mean_std(values):
     """Mean and standard deviation (numpy's, ddof=0) over the seeds that
-    have a value."""
+    have a value; no standard deviation (NaN) from a single seed."""
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
     if not len(values):
         return np.nan, np.nan
-    return float(values.mean()), float(values.std())
+    std = float(values.std()) if len(values) > 1 else np.nan
+    return float(values.mean()), std
 
 
 def _status_counts(trials):
@@ -96,6 +97,8 @@ def sort_summary(summary, by, mode='max'):
 def _plus_minus(mean, std):
     if np.isnan(mean):
         return '-'
+    if np.isnan(std):  # one seed
+        return f'{mean:.1f}'
     return f'{mean:.1f} ± {std:.1f}'
 
 

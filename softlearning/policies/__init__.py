@@ -5,7 +5,7 @@ The TensorFlow policies are imported on first use, so that importing
 loads TensorFlow; ``get_numpy_policy`` builds those numpy-only versions.
 """
 
-from softlearning.utils.registry import lookup
+from softlearning.utils.registry import lazy_attributes, load, lookup
 
 from .base_policy import BasePolicy
 from .numpy_policies import (NUMPY_POLICIES, NumpyDeterministicPolicy,
@@ -14,60 +14,29 @@ from .numpy_policies import (NUMPY_POLICIES, NumpyDeterministicPolicy,
                              get_numpy_policy, get_numpy_policy_class)
 
 
-def _gaussian_policy():
-    from .gaussian_policy import FeedforwardGaussianPolicy
-    return FeedforwardGaussianPolicy
+_POLICIES = 'softlearning.policies'
 
-
-def _sampling_policy():
-    from .sampling_policy import FeedforwardSamplingPolicy
-    return FeedforwardSamplingPolicy
-
-
-def _deterministic_policy():
-    from .deterministic_policy import FeedforwardDeterministicPolicy
-    return FeedforwardDeterministicPolicy
-
-
-def _recurrent_gaussian_policy():
-    from .recurrent_policy import RecurrentGaussianPolicy
-    return RecurrentGaussianPolicy
-
-
-def _recurrent_deterministic_policy():
-    from .recurrent_policy import RecurrentDeterministicPolicy
-    return RecurrentDeterministicPolicy
-
-
-def _uniform_policy():
-    from .uniform_policy import UniformPolicy
-    return UniformPolicy
-
-
-# Name -> function importing and returning the class.
+# Name -> where the class lives (imported, with TensorFlow, on first use).
 POLICIES = {
-    'FeedforwardGaussianPolicy': _gaussian_policy,
-    'GaussianPolicy': _gaussian_policy,
-    'FeedforwardSamplingPolicy': _sampling_policy,
-    'FeedforwardDeterministicPolicy': _deterministic_policy,
-    'RecurrentGaussianPolicy': _recurrent_gaussian_policy,
-    'RecurrentDeterministicPolicy': _recurrent_deterministic_policy,
-    'UniformPolicy': _uniform_policy,
+    'FeedforwardGaussianPolicy':
+        f'{_POLICIES}.gaussian_policy:FeedforwardGaussianPolicy',
+    'GaussianPolicy': f'{_POLICIES}.gaussian_policy:FeedforwardGaussianPolicy',
+    'FeedforwardSamplingPolicy':
+        f'{_POLICIES}.sampling_policy:FeedforwardSamplingPolicy',
+    'FeedforwardDeterministicPolicy':
+        f'{_POLICIES}.deterministic_policy:FeedforwardDeterministicPolicy',
+    'RecurrentGaussianPolicy':
+        f'{_POLICIES}.recurrent_policy:RecurrentGaussianPolicy',
+    'RecurrentDeterministicPolicy':
+        f'{_POLICIES}.recurrent_policy:RecurrentDeterministicPolicy',
+    'UniformPolicy': f'{_POLICIES}.uniform_policy:UniformPolicy',
 }
-_LAZY_CLASSES = {name: POLICIES[name] for name in (
-    'FeedforwardGaussianPolicy', 'FeedforwardSamplingPolicy',
-    'FeedforwardDeterministicPolicy', 'RecurrentGaussianPolicy',
-    'RecurrentDeterministicPolicy', 'UniformPolicy')}
 
-
-def __getattr__(name):
-    if name in _LAZY_CLASSES:
-        return _LAZY_CLASSES[name]()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(POLICIES, __name__)
 
 
 def get_policy_class(class_name):
-    return lookup(POLICIES, class_name, 'policy')()
+    return load(lookup(POLICIES, class_name, 'policy'))
 
 
 def get(params, env, seed=None, encoder=None):

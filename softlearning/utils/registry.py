@@ -1,4 +1,13 @@
-"""The lookup every component registry uses, and settings over defaults."""
+"""The lookup every component registry uses, and settings over defaults.
+
+Registries of TensorFlow components name where each class lives
+('package.module:Name') rather than holding it, so that looking a name up,
+listing the choices and checking a variant's config keys
+(``signatures.accepted_keywords_in_source``) never import TensorFlow;
+``load`` imports the class when a component is built.
+"""
+
+import importlib
 
 
 def lookup(registry, name, kind):
@@ -7,6 +16,26 @@ def lookup(registry, name, kind):
         raise ValueError(f"Unknown {kind} '{name}'. Valid {kind}s: "
                          f"{', '.join(registry)}")
     return registry[name]
+
+
+def load(location):
+    """The object at ``location``, 'package.module:Name'."""
+    module_name, name = location.split(':')
+    return getattr(importlib.import_module(module_name), name)
+
+
+def lazy_attributes(registry, module_name):
+    """A module ``__getattr__`` that imports the registry's objects on first
+    use (``from softlearning.algorithms import SAC`` keeps working)."""
+    by_attribute = {location.split(':')[1]: location
+                    for location in registry.values()}
+
+    def __getattr__(name):
+        if name in by_attribute:
+            return load(by_attribute[name])
+        raise AttributeError(
+            f"module {module_name!r} has no attribute {name!r}")
+    return __getattr__
 
 
 def with_defaults(defaults, settings, kind):

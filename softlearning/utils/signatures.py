@@ -1,6 +1,8 @@
 """Which keyword arguments a component's constructor accepts, so that a
 misspelled config key fails before any work starts."""
 
+import ast
+import importlib.util
 import inspect
 
 _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -43,3 +45,102 @@ def accepted_keywords(constructor):
         return _class_keywords(constructor)
     names, forwards = _keywords_and_forwards(constructor)
     return None if forwards else names
+
+
+# Reading constructors from source ----------------------------------------
+# The variant's config keys are checked before TensorFlow is imported (a bad
+# key is reported in a second, without TensorFlow's start-up), so the
+# constructors of TensorFlow components are read from their source files.
+# tests/test_config_keys.py checks that both ways agree for every registered
+# component.
+
+def _module_file(module_name):
+    """The source file of ``module_name``, found without importing it (its
+    parent packages are imported: registries keep them light)."""
+    spec = importlib.util.find_spec(module_name)
+    if spec is None:
+        raise ImportError(f"No module named '{module_name}'")
+    return spec.origin
+
+
+def _parse(module_name):
+    with open(_module_file(module_name)) as f:
+        return ast.parse(f.read())
+
+
+def _absolute(module_name, imported, level):
+    if not level:
+        return imported
+    package = module_name.split('.')[:-level]
+    return '.'.join(package + ([imported] if imported else []))
+
+
+def _definition(module_name, name):
+    """(module, AST node) defining ``name`` as seen from ``module_name``:
+    its own class or function, or one imported with ``from X import name``.
+    None for anything else (e.g. a base class from another library)."""
+    tree = _parse(module_name)
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and (
+                node.name == name):
+            return module_name, node, tree
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    source = _absolute(module_name, node.module, node.level)
+                    if not source.startswith(module_name.split('.')[0]):
+                        return None
+                    return _definition(source, alias.name)
+    return None
+
+
+def _arguments_of(function_node):
+    arguments = function_node.args
+    names = {a.arg for a in arguments.args + arguments.kwonlyargs}
+    return names - {'self'}, arguments.kwarg is not None
+
+
+def _wrapped_target(tree, function_node):
+    """The name a function forwards its ``**kwargs`` to, as declared by
+    ``@functools.wraps(TARGET)`` or ``function.__wrapped__ = TARGET``."""
+    for decorator in function_node.decorator_list:
+        if isinstance(decorator, ast.Call) and ast.unparse(
+                decorator.func) in ('wraps', 'functools.wraps'):
+            return ast.unparse(decorator.args[0])
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and ast.unparse(node.targets[0])
+                == f'{function_node.name}.__wrapped__'):
+            return ast.unparse(node.value)
+    return None
+
+
+def _keywords_from_source(module_name, name):
+    found = _definition(module_name, name)
+    if found is None:
+        return set()
+    module_name, node, tree = found
+    if isinstance(node, ast.FunctionDef):
+        names, forwards = _arguments_of(node)
+        if not forwards:
+            return names
+        target = _wrapped_target(tree, node)
+        if target is None:
+            return None
+        return names | _keywords_from_source(module_name, target)
+    init = next((item for item in node.body if isinstance(
+        item, ast.FunctionDef) and item.name == '__init__'), None)
+    names, forwards = (set(), True) if init is None else _arguments_of(init)
+    if forwards:
+        # As the MRO is walked by inspect: a base's __init__ gets the rest.
+        for base in node.bases:
+            inherited = _keywords_from_source(module_name, ast.unparse(base))
+            names |= inherited or set()
+    return names
+
+
+def accepted_keywords_in_source(location):
+    """``accepted_keywords`` of the constructor at ``location``
+    ('package.module:Name'), read from its source without importing it."""
+    module_name, name = location.split(':')
+    return _keywords_from_source(module_name, name)
