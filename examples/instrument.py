@@ -134,6 +134,7 @@ def parse_example(example_module_name, example_argv, mode,
         raise ExampleError(str(error)) from None
     args = parser.parse_args(example_argv)
     args.sweep_config = sweep_config
+    args.notices = []
     _check_refused_options(parser, args, mode)
     for name, default in LOCAL_DEFAULTS.items():
         if getattr(args, name, None) is None:
@@ -173,6 +174,7 @@ def parse_example(example_module_name, example_argv, mode,
             f"--restore {args.restore}: an experiment folder is resumed by "
             "run_example_local; run_example_debug starts from a checkpoint "
             "folder (e.g. .../<trial>/checkpoint_000000).")
+    _print_notices(args)
     return example, args, variant_spec
 
 
@@ -204,8 +206,16 @@ def _tune_settings(args, variant_spec, on_cluster=False):
     }
 
 
-def _notice(message):
-    print(f"[softlearning] Notice: {message}", file=sys.stderr, flush=True)
+def _notice(args, message):
+    """A notice about a default the input implied; printed once the whole
+    input is known to be good (a bad input prints its one error only)."""
+    args.notices.append(message)
+
+
+def _print_notices(args):
+    for message in args.notices:
+        print(f"[softlearning] Notice: {message}", file=sys.stderr,
+              flush=True)
 
 
 def _fraction_of(cpus, n):
@@ -242,7 +252,7 @@ def _resolve_cpus(parser, args, trainer_in_ray=True):
             args.sampler_cpus = _fraction_of(spare, num_samplers)
             beside = (f" beside the trainer's {trainer:g} CPU"
                       if trainer_in_ray else '')
-            _notice(f"{num_samplers} sampler actors get {args.sampler_cpus:g}"
+            _notice(args, f"{num_samplers} sampler actors get {args.sampler_cpus:g}"
                     f" CPU each to fit{beside} in the {available} CPUs Ray "
                     "gets (--cpus); --sampler-cpus sets it.")
     samplers = num_samplers * (getattr(args, 'sampler_cpus', None) or 0)
@@ -412,6 +422,8 @@ def _run_experiment(example, args, variant_spec, start_ray):
     import ray
     from ray import tune
 
+    from examples.pending_trials import PendingTrials
+
     storage_path, experiment_name = _experiment_dir(args, variant_spec)
     run_params = variant_spec['run_params']
     try:
@@ -450,6 +462,10 @@ def _run_experiment(example, args, variant_spec, start_ray):
                 failure_config=tune.FailureConfig(
                     max_failures=args.max_failures),
                 progress_reporter=settings.get('progress_reporter'),
+                # Ends the run when trials no longer fit a cluster that no
+                # autoscaler can grow (pending_trials.py).
+                callbacks=[PendingTrials(
+                    storage.join(storage_path, experiment_name))],
                 verbose=args.verbose))
         results = tuner.fit()
     finally:
@@ -565,7 +581,7 @@ def run_example_debug(example_module_name, example_argv=None):
         json.dump(variant, f, indent=2, default=str)
 
     from softlearning.utils.tensorflow_logging import import_tensorflow
-    import_tensorflow(quiet=not args.trial_gpus)
+    import_tensorflow(gpu_in_use=bool(args.trial_gpus))
     uses_ray = variant['sampler_params']['class_name'] == 'RemoteSampler'
     if uses_ray:
         import ray
