@@ -8,8 +8,11 @@ setup(
     name='softlearning',
     version='0.1.0',
     description='Maximum-entropy reinforcement learning (Soft Actor-Critic, '
-                'Soft Q-Learning) on TensorFlow 2 and Ray Tune.',
-    packages=find_packages(include=('softlearning*', 'examples*')),
+                'Soft Q-Learning, TD3, DDPG) on TensorFlow 2 and Ray Tune.',
+    # The library only: examples/ stays in the repository.
+    packages=find_packages(include=('softlearning', 'softlearning.*')),
+    # The Ray autoscaler cluster configs of the launchers.
+    package_data={'softlearning.experiments': ['cluster_configs/*.yaml']},
     python_requires='>=3.11',
     install_requires=install_requires,
     extras_require={
@@ -22,7 +25,7 @@ setup(
     },
     entry_points={
         'console_scripts': [
-            'softlearning=softlearning.scripts.console_scripts:main',
+            'softlearning=softlearning.cli.main:main',
         ],
     },
 )

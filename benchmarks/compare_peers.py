@@ -135,7 +135,7 @@ def softlearning_td3_command(steps, seed, local_dir):
                  for option in ('--config', f"{key}="
                                 f"{json.dumps(TD3_SETTINGS[name])}")]
     return [
-        sys.executable, '-m', 'softlearning.scripts.console_scripts',
+        sys.executable, '-m', 'softlearning.cli',
         'run_example_local', 'examples.development', '--algorithm', 'TD3',
         '--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
         '--n-epochs', str(steps // 1000), '--seed', str(seed),
@@ -147,7 +147,7 @@ def evaluate_checkpoint(trial_dir):
     """Deterministic returns of the trial's final policy (numpy, as
     ``softlearning simulate`` acts) on EVALUATION_SEEDS' start states."""
     sys.path.insert(0, os.path.dirname(HERE))
-    from examples.development.simulate_policy import (
+    from softlearning.experiments.policy_loading import (
         build_environment, load_checkpoint_variant, load_numpy_policy)
     from softlearning.samplers import rollouts
     checkpoint_dir, variant = load_checkpoint_variant(trial_dir)

@@ -63,7 +63,7 @@ def agent_options(agent, pomdp=None, n_epochs=None):
 def run(agent, seeds, local_dir, pomdp=None, n_epochs=None):
     import pandas as pd
     command = [
-        sys.executable, '-m', 'softlearning.scripts.console_scripts',
+        sys.executable, '-m', 'softlearning.cli',
         'run_example_local', 'examples.development',
         *agent_options(agent, pomdp, n_epochs),
         '--universe', 'gym', '--domain', 'Pendulum', '--task',

@@ -36,18 +36,16 @@ sys.path.insert(0, ROOT)
 
 
 def build_runner(args, num_samplers):
-    from examples.development import get_parser, get_variant_spec
-    from examples.development.main import ExperimentRunner
-    from examples.instrument import _resolve_variant
-    cli = ['--algorithm', 'SAC', '--universe', 'dm_control',
-           '--domain', 'cartpole', '--task', 'swingup',
-           '--observation', 'pixels', '--num-samplers', str(num_samplers),
-           '--sampler-cpus', str(2 / num_samplers), '--seed', '1',
-           '--config', f'environment_params.training.pixels.image_size='
-                       f'{args.image_size}']
+    from softlearning import experiments
+    from softlearning.experiments.trainable import ExperimentRunner
+    config = {'environment_params.training.pixels.image_size':
+              args.image_size}
     if args.drq:
-        cli += ['--config', 'encoder_params.config.strides=[2,1,1,1]']
-    variant = _resolve_variant(get_variant_spec(get_parser().parse_args(cli)))
+        config['encoder_params.config.strides'] = [2, 1, 1, 1]
+    variant = experiments.sample_variant(experiments.variant_spec(
+        algorithm='SAC', universe='dm_control', domain='cartpole',
+        task='swingup', observation='pixels', num_samplers=num_samplers,
+        sampler_cpus=2 / num_samplers, seed=1, cpus=2, config=config))
     variant['algorithm_params']['config']['eval_n_episodes'] = 0
     variant['run_params']['tf_num_threads'] = args.threads
     return ExperimentRunner(config=variant)

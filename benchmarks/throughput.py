@@ -36,18 +36,14 @@ WARMUP_STEPS = 1000
 
 
 def build_runner(args):
-    from examples.development import get_parser, get_variant_spec
-    from examples.development.main import ExperimentRunner
-    from examples.instrument import _resolve_variant
+    from softlearning import experiments
+    from softlearning.experiments.trainable import ExperimentRunner
 
     n_epochs = 2 + args.steps // EPOCH_LENGTH  # warm-up, compile, measured
-    cli = ['--algorithm', args.algorithm,
-           '--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5',
-           *(['--policy', args.policy] if args.policy else []),
-           *(['--pomdp', args.pomdp] if args.pomdp else []),
-           '--n-epochs', str(n_epochs), '--epoch-length', str(EPOCH_LENGTH),
-           '--seed', str(args.seed)]
-    variant = _resolve_variant(get_variant_spec(get_parser().parse_args(cli)))
+    variant = experiments.sample_variant(experiments.variant_spec(
+        algorithm=args.algorithm, universe='gym', domain='HalfCheetah',
+        task='v5', policy=args.policy, pomdp=args.pomdp, n_epochs=n_epochs,
+        epoch_length=EPOCH_LENGTH, seed=args.seed))
     config = variant['algorithm_params']['config']
     config.update({
         'n_initial_exploration_steps': WARMUP_STEPS,

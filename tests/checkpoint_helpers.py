@@ -1,52 +1,76 @@
 """Small variants and in-process runners shared by the checkpoint tests."""
 
 import copy
+import json
 import math
 
 
-TINY = ['--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
-        '--config', 'Q_params.config.hidden_layer_sizes=[16,16]',
-        '--config', 'algorithm_params.config.batch_size=32',
-        '--config', 'algorithm_params.config.eval_n_episodes=1',
-        '--config', 'algorithm_params.config.fused_steps=20']
+TINY_CONFIG = {
+    'policy_params.config.hidden_layer_sizes': [16, 16],
+    'Q_params.config.hidden_layer_sizes': [16, 16],
+    'algorithm_params.config.batch_size': 32,
+    'algorithm_params.config.eval_n_episodes': 1,
+    'algorithm_params.config.fused_steps': 20,
+}
 
 
-def tiny_args(domain='HalfCheetah', task='v5', epochs=3, epoch_length=100,
-              universe='gym',
-              max_path_length=150, exploration=60, seed=7, algorithm='SAC',
-              extra=()):
-    """CLI options of a run that takes seconds; episodes (150 steps) span
-    epoch boundaries so checkpoints fall mid-episode."""
-    return [*extra, '--algorithm', algorithm,
-            '--universe', universe, '--domain', domain, '--task', task,
-            '--n-epochs', epochs, '--epoch-length', epoch_length,
-            '--max-path-length', max_path_length, '--seed', seed,
-            '--run-eagerly', 'False',
-            '--config', f'algorithm_params.config.n_initial_exploration_steps'
-                        f'={exploration}',
-            '--config', 'algorithm_params.config.eval_n_episodes=1',
-            *TINY]
+def tiny_options(domain='HalfCheetah', task='v5', epochs=3, epoch_length=100,
+                 universe='gym', max_path_length=150, exploration=60, seed=7,
+                 algorithm='SAC', config=None, **options):
+    """Options (the experiments API's keywords) of a run that takes
+    seconds; episodes (150 steps) span epoch boundaries so checkpoints fall
+    mid-episode. ``config`` and ``options`` add to them."""
+    return {
+        'algorithm': algorithm, 'universe': universe, 'domain': domain,
+        'task': task, 'n_epochs': epochs, 'epoch_length': epoch_length,
+        'max_path_length': max_path_length, 'seed': seed,
+        'run_eagerly': False,
+        'config': {**TINY_CONFIG,
+                   'algorithm_params.config.n_initial_exploration_steps':
+                       exploration,
+                   **(config or {})},
+        **options}
+
+
+def command_line(options):
+    """The ``softlearning run_example_*`` options of API keywords."""
+    argv = []
+    for name, value in options.items():
+        if name == 'config':
+            for key, setting in value.items():
+                argv += ['--config', f'{key}={json.dumps(setting)}']
+        else:
+            argv += [f"--{name.replace('_', '-')}", str(value)]
+    return argv
+
+
+def tiny_args(**kwargs):
+    """``tiny_options`` as command-line options."""
+    return command_line(tiny_options(**kwargs))
 
 
 def tiny_variant(**kwargs):
-    from examples.development import get_parser, get_variant_spec
-    from examples.instrument import _resolve_variant
-    args = get_parser().parse_args([str(a) for a in tiny_args(**kwargs)])
-    variant = _resolve_variant(get_variant_spec(args))
+    """One variant of ``tiny_options``, as a trial gets it."""
+    from softlearning import experiments
+    variant = experiments.sample_variant(experiments.variant_spec(
+        **tiny_options(**kwargs), cpus=2))
     variant['run_params']['tf_num_threads'] = 1
     variant['run_params']['checkpoint_replay_pool'] = True
     return variant
 
 
 def make_runner(variant):
-    from examples.development.main import ExperimentRunner
+    from softlearning.experiments.trainable import ExperimentRunner
     return ExperimentRunner(config=copy.deepcopy(variant))
 
 
 def variant_for(*options):
-    """The development example's variant spec for these CLI options."""
-    from examples.development import get_parser, get_variant_spec
-    return get_variant_spec(get_parser().parse_args([str(o) for o in options]))
+    """The variant spec of these command-line options, as
+    ``softlearning run_example_local examples.development`` builds it."""
+    from softlearning.cli.run import prepare_from_command_line
+    return prepare_from_command_line(
+        'examples.development', [str(o) for o in options] + ['--cpus', '2'],
+        'local').variant_spec
 
 
 def assert_resume_is_exact(variant, checkpoint_path, diagnostic_keys,

@@ -22,7 +22,7 @@ TENSORFLOW_NOISE = ('FAKE-INFO', 'FAKE-CUDA')
 
 def _cli(args, env):
     """The command line and environment of ``softlearning ARGS``."""
-    return ([sys.executable, '-m', 'softlearning.scripts.console_scripts',
+    return ([sys.executable, '-m', 'softlearning.cli',
              *map(str, args)],
             {**os.environ,
              'PYTHONPATH': os.pathsep.join([FAKE_TENSORFLOW_STARTUP,

@@ -187,7 +187,7 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
         processes.stop()
 
 
-# Trials that no longer fit (examples/pending_trials.py) ---------------------
+# Trials that no longer fit (softlearning/experiments/pending_trials.py) ---------------------
 
 CHECKPOINT_CREATED = re.compile(
     r'Checkpoint successfully created at: Checkpoint\(filesystem=local, '
@@ -201,7 +201,7 @@ def autoscaler_may_add_nodes(env, address):
         "import time, ray\n"
         "from ray._private import ray_constants\n"
         "from ray.experimental.internal_kv import _internal_kv_get\n"
-        "from examples.pending_trials import autoscaler_may_add_nodes\n"
+        "from softlearning.experiments.pending_trials import autoscaler_may_add_nodes\n"
         f"ray.init(address='{address}', logging_level='ERROR', "
         "log_to_driver=False, _node_ip_address='127.0.0.1')\n"
         "deadline = time.time() + 60\n"

@@ -19,11 +19,26 @@ LOCATIONS = sorted({
     for location in registry.values()})
 
 
+# Keywords a constructor passes itself to the one it forwards to, which
+# Python's signatures still list (passing them is a TypeError).
+FIXED_BY_THE_CALLER = {
+    # TD3 updates its targets with its policy, every policy_delay updates.
+    'softlearning.algorithms.td3:TD3': {'target_update_interval'},
+    'softlearning.algorithms.td3:DDPG': {'target_noise', 'policy_delay',
+                                         'target_update_interval'},
+    'softlearning.value_functions.feedforward_q_function:'
+    'double_feedforward_Q_function': {'name'},
+    'softlearning.value_functions.recurrent_q_function:'
+    'double_recurrent_Q_function': {'name'},
+}
+
+
 @pytest.mark.parametrize('location', LOCATIONS)
 def test_source_reading_agrees_with_the_imported_signature(location):
     from_source = accepted_keywords_in_source(location)
     assert from_source, location
-    assert from_source == accepted_keywords(load(location))
+    assert from_source == accepted_keywords(load(location)) - (
+        FIXED_BY_THE_CALLER.get(location, set()))
 
 
 def test_forwarding_without_a_declared_target_accepts_anything(tmp_path):
@@ -58,7 +73,7 @@ def test_forwarding_without_a_declared_target_accepts_anything(tmp_path):
 def test_checking_a_variant_does_not_import_tensorflow():
     script = (
         "import sys\n"
-        "from examples.development.config_keys import check_config_keys\n"
+        "from softlearning.experiments.config_keys import check_config_keys\n"
         "spec = {'algorithm_params': {'class_name': 'SAC', 'config': "
         "{'discont': 0.9}}}\n"
         "try:\n    check_config_keys(spec)\n"

@@ -206,23 +206,21 @@ def test_curriculum_values_reach_every_actor_physics(
 
 @pytest.mark.slow
 def test_experiment_runner_checkpoint_keeps_curriculum(tmp_path):
-    from examples.development import get_parser, get_trainable_class
-    from examples.development.variants import get_variant_spec
+    from softlearning import experiments
     curriculum_file = tmp_path / 'curriculum.json'
     curriculum_file.write_text(json.dumps(
         {'mass': {'iters': [0, 1, 2, 3], 'range': [1.0, 1.3]}}))
-    args = get_parser().parse_args([
-        '--domain', 'HalfCheetah', '--task', 'v5', '--seed', '1',
-        '--n-epochs', '4', '--epoch-length', '20', '--max-path-length', '20',
-        '--curriculum', str(curriculum_file),
-        '--config', 'algorithm_params.config.n_initial_exploration_steps=10',
-        '--config', 'algorithm_params.config.fused_steps=10',
-        '--config', 'algorithm_params.config.batch_size=8',
-        '--config', 'algorithm_params.config.eval_n_episodes=0',
-        '--config', 'policy_params.config.hidden_layer_sizes=[8]',
-        '--config', 'Q_params.config.hidden_layer_sizes=[8]'])
-    variant = get_variant_spec(args)
-    Runner = get_trainable_class(args)
+    experiment = experiments.experiment(
+        domain='HalfCheetah', task='v5', seed=1, n_epochs=4, epoch_length=20,
+        max_path_length=20, curriculum=str(curriculum_file), config={
+            'algorithm_params.config.n_initial_exploration_steps': 10,
+            'algorithm_params.config.fused_steps': 10,
+            'algorithm_params.config.batch_size': 8,
+            'algorithm_params.config.eval_n_episodes': 0,
+            'policy_params.config.hidden_layer_sizes': [8],
+            'Q_params.config.hidden_layer_sizes': [8]})
+    variant = experiment.variant_spec
+    Runner = experiment.trainable_class
     runner = Runner(config=variant)
     masses = [runner.train()['curriculum']['mass'] for _ in range(2)]
     assert masses == pytest.approx([1.0, 1.1])
@@ -259,16 +257,13 @@ def test_cli_rejects_a_file_that_is_not_json(tmp_path):
     ({"mass": {"iters": [5, 5], "range": [0, 1]}}, "strictly increasing"),
     ({"mass": {"iters": [0], "range": [0, 1, 2]}}, "two numbers"),
 ])
-def test_bad_curriculum_fails_at_parse_time(tmp_path, capsys, spec, message):
-    from examples.instrument import parse_example
+def test_bad_curriculum_fails_before_anything_runs(tmp_path, spec, message):
+    from softlearning import experiments
     path = tmp_path / 'curriculum.json'
     path.write_text(json.dumps(spec))
-    with pytest.raises(SystemExit) as exit_info:
-        parse_example('examples.development',
-                      ['--domain', 'HalfCheetah', '--task', 'v5',
-                       '--curriculum', str(path)], 'local')
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    with pytest.raises(experiments.ExperimentError, match=message):
+        experiments.experiment(domain='HalfCheetah', task='v5',
+                               curriculum=str(path))
 
 
 @pytest.mark.slow

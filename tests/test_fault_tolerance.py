@@ -29,7 +29,7 @@ def _start(local_dir, *extra, epochs=N_EPOCHS, env=None):
             '--local-dir', str(local_dir), '--exp-name', 'ft',
             '--verbose', '0', *extra]
     return subprocess.Popen(
-        [sys.executable, '-m', 'softlearning.scripts.console_scripts', *args],
+        [sys.executable, '-m', 'softlearning.cli', *args],
         cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT,
                             **(env or {})},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -1,4 +1,4 @@
-"""examples/pending_trials.py without a cluster: whether a trial's bundles
+"""softlearning/experiments/pending_trials.py without a cluster: whether a trial's bundles
 fit the alive nodes, the messages, how the autoscaler's status is read, and
 when the callback ends a run. (tests/test_cluster.py runs it on a real
 2-node cluster that loses a node.)"""
@@ -9,9 +9,9 @@ import pytest
 import ray
 from ray import tune
 
-from examples import pending_trials
-from examples.instrument import ExampleError
-from examples.pending_trials import (PendingTrials, autoscaler_may_add_nodes,
+from softlearning.experiments import pending_trials
+from softlearning.experiments.errors import ExperimentError
+from softlearning.experiments.pending_trials import (PendingTrials, autoscaler_may_add_nodes,
                                      describe_nodes, describe_request, fits)
 
 TRIAL = [{'CPU': 1}, {'CPU': 0.25}, {'CPU': 0.25}]  # trainer + 2 samplers
@@ -145,7 +145,7 @@ def test_callback_ends_the_run_once_only_unfit_trials_are_left(
         "CPU in all: 127.0.0.1 aaaaaaaa with 1 CPU; lost: 127.0.0.1 "
         "bbbbbbbb), and no autoscaler can add a node to this cluster.")
     assert notice.startswith(f'[softlearning] Notice: {message} Waiting 0 s')
-    with pytest.raises(ExampleError) as error:
+    with pytest.raises(ExperimentError) as error:
         callback.on_step_begin(iteration=3, trials=[unfit, small, done])
     assert str(error.value) == (
         f"{message} The run ends after waiting 0 s for a node to join; its "

@@ -395,13 +395,16 @@ def test_bad_pixel_settings_through_the_command_line():
 
 # End to end -----------------------------------------------------------------------------
 
+TINY_PIXEL_CONFIG = {
+    'environment_params.training.pixels.image_size': 32,
+    'encoder_params.config.filters': [8, 8],
+    'encoder_params.config.strides': [2, 2],
+    'encoder_params.config.feature_size': 16}
 TINY_PIXELS = [
     '--universe', 'dm_control', '--domain', 'cartpole', '--task', 'swingup',
     '--observation', 'pixels',
-    '--config', 'environment_params.training.pixels.image_size=32',
-    '--config', 'encoder_params.config.filters=[8,8]',
-    '--config', 'encoder_params.config.strides=[2,2]',
-    '--config', 'encoder_params.config.feature_size=16']
+    *(f'--config={key}={value}'.replace(' ', '')
+      for key, value in TINY_PIXEL_CONFIG.items())]
 
 
 @pytest.mark.slow
@@ -455,8 +458,9 @@ def test_a_pixel_trial_resumes_exactly(ray_cluster, tmp_path):
     variant = tiny_variant(
         universe='dm_control', domain='cartpole', task='swingup', epochs=3,
         epoch_length=50, max_path_length=40, exploration=30,
-        extra=[*TINY_PIXELS, '--num-samplers', '2', '--sampler-cpus', '0.5',
-               '--config', 'algorithm_params.config.batch_size=8'])
+        observation='pixels', num_samplers=2, sampler_cpus=0.5,
+        config={**TINY_PIXEL_CONFIG,
+                'algorithm_params.config.batch_size': 8})
     variant['sampler_params']['config']['actor_options'] = ACTOR_OPTIONS
 
     def mid_episode(runner):

@@ -300,10 +300,10 @@ def test_recurrent_trial_resumes_exactly(algorithm, tmp_path):
     optimizer slots and noise."""
     variant = tiny_variant(
         algorithm=algorithm, domain='Pendulum', task='v1', epochs=3,
-        extra=['--policy', 'recurrent', '--pomdp', 'positions',
-               '--config', 'Q_params.config.lstm_units=8',
-               '--config', 'policy_params.config.lstm_units=8',
-               '--config', 'algorithm_params.config.batch_size=8'])
+        policy='recurrent', pomdp='positions',
+        config={'Q_params.config.lstm_units': 8,
+                'policy_params.config.lstm_units': 8,
+                'algorithm_params.config.batch_size': 8})
     assert variant['replay_pool_params']['class_name'] == 'SequenceReplayPool'
 
     def mid_episode(runner):

@@ -219,9 +219,8 @@ def test_recurrent_trial_on_actors_resumes_exactly(ray_cluster, tmp_path):
 
     variant = tiny_variant(
         algorithm='SAC', domain='Pendulum', task='v1', epochs=3,
-        extra=['--policy', 'recurrent', '--pomdp', 'positions',
-               '--num-samplers', '2', '--sampler-cpus', '0.5',
-               '--config', 'algorithm_params.config.batch_size=8'])
+        policy='recurrent', pomdp='positions', num_samplers=2,
+        sampler_cpus=0.5, config={'algorithm_params.config.batch_size': 8})
     variant['sampler_params']['config']['actor_options'] = ACTOR_OPTIONS
 
     def mid_episode(runner):

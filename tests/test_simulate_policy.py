@@ -75,8 +75,8 @@ def test_simulate_films_every_suite(cli, tmp_path, universe, domain, task):
 
 ACTS_WITHOUT_TENSORFLOW = """
 import sys
-from examples.development import simulate_policy
-code = simulate_policy.main(sys.argv[1:])
+from softlearning.cli import simulate
+code = simulate.main(sys.argv[1:])
 print('tensorflow imported:', 'tensorflow' in sys.modules)
 sys.exit(code)
 """
@@ -98,8 +98,8 @@ def test_simulate_runs_without_tensorflow(checkpoint, tmp_path):
 def test_policy_weights_match_tensorflow_policy(checkpoint):
     """The numpy policy simulate acts with is the trained policy."""
     path, runner = checkpoint
-    from examples.development.simulate_policy import (build_environment,
-                                                      load_numpy_policy)
+    from softlearning.experiments.policy_loading import (build_environment,
+                                                         load_numpy_policy)
     from softlearning.utils import checkpoints
     variant = checkpoints.read_variant(path)
     policy = load_numpy_policy(path, variant, build_environment(variant))

@@ -1,6 +1,7 @@
 """Sweeps: search spaces, sweep files, config-key checks, schedulers and
 search algorithms, end to end through the command line."""
 
+import argparse
 import glob
 import json
 import math
@@ -14,10 +15,13 @@ from ray import tune
 from checkpoint_helpers import make_runner, tiny_variant
 from conftest import (REPO_ROOT, assert_one_line_error, read_progress, run_cli,
                       run_clis_at_once, trial_dirs)
-from examples.search_spaces import to_search_space
+from softlearning.experiments.search_spaces import to_search_space
 
+# Episodes of 50 steps where a sweep does not search them (an option such
+# as --max-path-length wins over --config).
+EPISODES = ['--max-path-length', '50']
 TINY_SWEEP = ['--n-epochs', '2', '--epoch-length', '100',
-              '--max-path-length', '50', '--cpus', '2', '--trial-cpus', '0.5',
+              '--cpus', '2', '--trial-cpus', '0.5',
               '--checkpoint-at-end', 'False',
               '--config', 'algorithm_params.config.n_initial_exploration_steps=50',
               '--config', 'algorithm_params.config.batch_size=32',
@@ -27,10 +31,12 @@ TINY_SWEEP = ['--n-epochs', '2', '--epoch-length', '100',
 
 
 def _parse(*argv):
-    from examples.instrument import parse_example
-    _, args, variant_spec = parse_example('examples.development',
-                                          [str(a) for a in argv], 'local')
-    return args, variant_spec
+    from softlearning.cli.run import prepare_from_command_line
+    experiment = prepare_from_command_line(
+        'examples.development', [str(a) for a in argv], 'local')
+    options = argparse.Namespace(**vars(experiment.options),
+                                 tune_settings=experiment.tune_settings)
+    return options, experiment.variant_spec
 
 
 def _params(trial_dir):
@@ -102,13 +108,13 @@ def test_accepted_keywords_follow_kwargs_to_base_classes():
 
 def _parse_error(capsys, *argv):
     """The one-line error of a command line that parse_example refuses."""
-    from examples.instrument import ExampleError
+    from softlearning.experiments import ExperimentError
     try:
         _parse(*argv)
     except SystemExit as exit_:  # parser.error: usage, then the message
         assert exit_.code == 2
         return capsys.readouterr().err.splitlines()[-1]
-    except ExampleError as error:  # reported by the command in one line
+    except ExperimentError as error:  # reported by the command in one line
         return str(error)
     raise AssertionError(f'{argv} was accepted')
 
@@ -294,7 +300,7 @@ def test_restored_optimizer_state_keeps_the_configs_learning_rate(tmp_path):
 
 
 def _optimizers(runner):
-    from examples.development.main import optimizers
+    from softlearning.experiments.trainable import optimizers
     return optimizers(runner.algorithm)
 
 
@@ -302,7 +308,7 @@ def _optimizers(runner):
 
 SWEEPS = {
     # A 2x2 grid x 2 seeds.
-    'grid': ['--exp-name', 'grid', '--num-samples', '2',
+    'grid': [*EPISODES, '--exp-name', 'grid', '--num-samples', '2',
              '--config', 'algorithm_params.config.tau={"grid_search": '
                          '[0.005, 0.02]}',
              '--config', 'algorithm_params.config.policy_lr={"grid_search": '
@@ -314,7 +320,7 @@ SWEEPS = {
                          '{"grid_search": [25, 200]}',
              '--config', 'algorithm_params.config.alpha_lr={"loguniform": '
                          '[0.0001, 0.001]}'],
-    'optuna': ['--n-epochs', '1', '--num-samples', '2',
+    'optuna': [*EPISODES, '--n-epochs', '1', '--num-samples', '2',
                '--search-algorithm', 'optuna', '--max-concurrent-trials', '2',
                '--config', 'algorithm_params.config.tau={"uniform": '
                            '[0.001, 0.1]}',

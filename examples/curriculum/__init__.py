@@ -13,9 +13,11 @@ and the sliding friction goes down to 0.7x from epoch 100 on.
 
 import os
 
-from examples.development import get_parser as _get_parser
-from examples.development import get_trainable_class
-from examples.development.variants import get_variant_spec as _get_spec
+from softlearning.experiments.definition import get_parser as _get_parser
+from softlearning.experiments.definition import (get_trainable_class,
+                                                 prepare_args)
+from softlearning.experiments.definition import (
+    get_variant_spec as _get_spec)
 
 DEFAULT_CURRICULUM = os.path.join(os.path.dirname(__file__),
                                   'half_cheetah_mass.json')
@@ -32,4 +34,5 @@ def get_variant_spec(args):
     return _get_spec(args)
 
 
-__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec']
+__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',
+           'prepare_args']

@@ -5,14 +5,17 @@ policy learns to head for all four (a multimodal policy).
     softlearning run_example_local examples.multi_goal --algorithm SQL
     softlearning plot-policy <checkpoint> --output multi_goal.png
 
-Every option of ``examples.development`` works; the settings below are
+Every option of softlearning's own experiment (``examples.development``)
+works; the settings below are
 defaults that ``--n-epochs``, ``--config`` and the rest override. With
 ``--algorithm SAC`` the same task trains SAC's unimodal Gaussian policy.
 """
 
-from examples.development import get_parser as _get_parser
-from examples.development import get_trainable_class
-from examples.development.variants import get_variant_spec as _get_spec
+from softlearning.experiments.definition import get_parser as _get_parser
+from softlearning.experiments.definition import (get_trainable_class,
+                                                 prepare_args)
+from softlearning.experiments.definition import (
+    get_variant_spec as _get_spec)
 
 DOMAIN = 'examples.multi_goal.multi_goal_env:MultiGoal'
 
@@ -59,4 +62,5 @@ def get_variant_spec(args):
     return _get_spec(args)
 
 
-__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec']
+__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',
+           'prepare_args']

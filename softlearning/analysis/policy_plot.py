@@ -15,10 +15,7 @@ without ``--states``, the evaluation environment's first reset states
 exactly as sampler actors act.
 """
 
-import argparse
-import json
 import os
-import sys
 
 import numpy as np
 
@@ -29,52 +26,30 @@ class PlotError(Exception):
     """Bad input: reported in one line, exit code 2."""
 
 
-def get_parser():
-    parser = argparse.ArgumentParser(
-        prog='softlearning plot-policy',
-        description="Plot actions sampled by a checkpoint's policy at given "
-                    "states (and Q(s, a) contours for 2-D actions) as a PNG.")
-    parser.add_argument('checkpoint_path', metavar='CHECKPOINT_DIR',
-                        help='A checkpoint folder (or a trial folder: its '
-                             'latest checkpoint).')
-    parser.add_argument('--states', type=json.loads, default=None,
-                        help='JSON list of flat observations, e.g. '
-                             "'[[0, 0], [2.5, 2.5]]' (default: three reset "
-                             'states of the environment).')
-    parser.add_argument('--num-samples', type=int, default=200,
-                        help='Actions sampled per state (default: '
-                             '%(default)s).')
-    parser.add_argument('--action-dims', type=int, nargs=2, default=(0, 1),
-                        metavar=('I', 'J'),
-                        help='Action dimensions on the axes (default: 0 1).')
-    parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument('--output', type=str, default='policy.png',
-                        help='PNG file to write (default: %(default)s).')
-    return parser
-
-
 def load_checkpoint(checkpoint_path):
     """(checkpoint folder, variant, evaluation environment), as
     ``softlearning simulate`` loads them."""
-    from examples.development import simulate_policy
+    from softlearning.experiments import policy_loading
+    from softlearning.experiments.errors import ExperimentError
     try:
-        checkpoint_dir, variant = simulate_policy.load_checkpoint_variant(
+        checkpoint_dir, variant = policy_loading.load_checkpoint_variant(
             checkpoint_path)
-    except simulate_policy.SimulateError as error:
+    except ExperimentError as error:
         raise PlotError(str(error)) from None
     return (checkpoint_dir, variant,
-            simulate_policy.build_environment(variant))
+            policy_loading.build_environment(variant))
 
 
 def load_policy_and_Q(checkpoint_dir, variant, environment, seed=0):
     """The checkpoint's policy as the numpy policy ``simulate`` acts with
     (seeded), and its first Q-function as a function (observations,
     actions) -> (N,) in numpy (read with TensorFlow)."""
-    import tensorflow as tf
-    from examples.development import simulate_policy
     from softlearning import value_functions
-    policy = simulate_policy.load_numpy_policy(checkpoint_dir, variant,
-                                               environment, seed=seed)
+    from softlearning.experiments.policy_loading import load_numpy_policy
+    from softlearning.utils.tensorflow_logging import import_tensorflow
+    tf = import_tensorflow()
+    policy = load_numpy_policy(checkpoint_dir, variant, environment,
+                               seed=seed)
     Q = value_functions.get(variant['Q_params'], environment)[0]
     tf.train.Checkpoint(Q0=Q.model).read(os.path.join(
         checkpoint_dir, checkpoints.TF_CHECKPOINT_PREFIX)).expect_partial()
@@ -195,17 +170,3 @@ def plot_policy(args):
                f" ({os.path.basename(checkpoint_dir)})")
     print(f"plot: {args.output}")
     return actions
-
-
-def main(argv=None):
-    args = get_parser().parse_args(argv)
-    try:
-        plot_policy(args)
-    except PlotError as error:
-        print(f"softlearning: error: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))

@@ -94,10 +94,32 @@ def _definition(module_name, name):
     return None
 
 
+# A parameter without a default, or whose default is not a literal.
+NO_LITERAL_DEFAULT = object()
+
+
+def _literal(node):
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return NO_LITERAL_DEFAULT
+
+
 def _arguments_of(function_node):
+    """({keyword name: literal default or NO_LITERAL_DEFAULT}, whether the
+    function takes ``**kwargs``)."""
     arguments = function_node.args
-    names = {a.arg for a in arguments.args + arguments.kwonlyargs}
-    return names - {'self'}, arguments.kwarg is not None
+    positional = arguments.posonlyargs + arguments.args
+    defaults = [NO_LITERAL_DEFAULT] * (
+        len(positional) - len(arguments.defaults)) + [
+        _literal(default) for default in arguments.defaults]
+    parameters = {a.arg: default for a, default in zip(positional, defaults)
+                  if a not in arguments.posonlyargs}
+    parameters.update({
+        a.arg: NO_LITERAL_DEFAULT if default is None else _literal(default)
+        for a, default in zip(arguments.kwonlyargs, arguments.kw_defaults)})
+    parameters.pop('self', None)
+    return parameters, arguments.kwarg is not None
 
 
 def _wrapped_target(tree, function_node):
@@ -115,32 +137,59 @@ def _wrapped_target(tree, function_node):
     return None
 
 
-def _keywords_from_source(module_name, name):
+def _fixed_keywords(function_node, callee):
+    """Keywords ``function_node`` passes itself in its calls to ``callee``
+    (e.g. DDPG's ``super().__init__(..., target_noise=0.0)``): the caller
+    fixes them, so they are not its to accept."""
+    return {keyword.arg for call in ast.walk(function_node)
+            if isinstance(call, ast.Call) and ast.unparse(call.func) == callee
+            for keyword in call.keywords if keyword.arg is not None}
+
+
+def _parameters_from_source(module_name, name):
+    """{keyword: literal default or NO_LITERAL_DEFAULT} of the constructor
+    ``name``, following ``**kwargs`` as ``accepted_keywords`` does; None for
+    a function that takes anything."""
     found = _definition(module_name, name)
     if found is None:
-        return set()
+        return {}
     module_name, node, tree = found
     if isinstance(node, ast.FunctionDef):
-        names, forwards = _arguments_of(node)
+        parameters, forwards = _arguments_of(node)
         if not forwards:
-            return names
+            return parameters
         target = _wrapped_target(tree, node)
         if target is None:
             return None
-        return names | _keywords_from_source(module_name, target)
+        forwarded = _parameters_from_source(module_name, target) or {}
+        for keyword in _fixed_keywords(node, target) - set(parameters):
+            forwarded.pop(keyword, None)
+        return {**forwarded, **parameters}
     init = next((item for item in node.body if isinstance(
         item, ast.FunctionDef) and item.name == '__init__'), None)
-    names, forwards = (set(), True) if init is None else _arguments_of(init)
+    parameters, forwards = ({}, True) if init is None else _arguments_of(init)
+    inherited = {}
     if forwards:
-        # As the MRO is walked by inspect: a base's __init__ gets the rest.
-        for base in node.bases:
-            inherited = _keywords_from_source(module_name, ast.unparse(base))
-            names |= inherited or set()
-    return names
+        # As the MRO is walked by inspect: a base's __init__ gets the rest
+        # (the first base's defaults win, as in the MRO).
+        for base in reversed(node.bases):
+            inherited.update(_parameters_from_source(
+                module_name, ast.unparse(base)) or {})
+        if init is not None:
+            for keyword in _fixed_keywords(init, 'super().__init__'):
+                inherited.pop(keyword, None)
+    return {**inherited, **parameters}
+
+
+def parameters_in_source(location):
+    """{keyword: literal default or NO_LITERAL_DEFAULT} of the constructor
+    at ``location`` ('package.module:Name'), read from its source without
+    importing it; None for one that takes anything."""
+    return _parameters_from_source(*location.split(':'))
 
 
 def accepted_keywords_in_source(location):
     """``accepted_keywords`` of the constructor at ``location``
     ('package.module:Name'), read from its source without importing it."""
-    module_name, name = location.split(':')
-    return _keywords_from_source(module_name, name)
+    parameters = _parameters_from_source(*location.split(':'))
+    return None if parameters is None else set(parameters)

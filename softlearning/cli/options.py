@@ -1,11 +1,17 @@
-"""Command-line options shared by the example scripts."""
+"""The options of an experiment (``softlearning run_example_* EXAMPLE``)
+and the argparse types the commands share. argparse only: what an option
+means is the experiments API's (softlearning/experiments/)."""
 
 import argparse
 import json
 import os
+import sys
 
-from examples import tune_settings
 from softlearning.environments import UNIVERSES
+from softlearning.environments.partial_observation import PARTS
+from softlearning.experiments import presets
+from softlearning.experiments import sweeps as tune_settings
+from softlearning.experiments.errors import ExperimentError
 
 DEFAULT_TRIAL_NAME_TEMPLATE = 'id={trial.trial_id}-seed={trial.config[run_params][seed]}'
 
@@ -147,7 +153,21 @@ def add_sweep_options(parser):
                             'many as the CPUs allow).')
 
 
-def get_parser(algorithms=('SAC',), policies=('gaussian',)):
+def report_errors(function, *args, **kwargs):
+    """``function(...)``'s exit code (0 unless it returns an int); a bad
+    input (ExperimentError) is one line on stderr and exit code 2."""
+    try:
+        result = function(*args, **kwargs)
+        return result if isinstance(result, int) else 0
+    except ExperimentError as error:
+        print(f"softlearning: error: {error}", file=sys.stderr)
+        return 2
+
+
+def get_parser(algorithms=tuple(presets.ALGORITHMS),
+               policies=tuple(presets.POLICY_CLASSES)):
+    """The options of the experiments softlearning runs (and of
+    ``examples.development``, which is this)."""
     parser = argparse.ArgumentParser(
         description='Train a maximum-entropy RL agent as a Ray Tune experiment.',
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -164,7 +184,8 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
     group = parser.add_argument_group('algorithm and variant')
     group.add_argument('--algorithm', type=str, default='SAC',
                        choices=algorithms)
-    group.add_argument('--policy', type=str, default='gaussian',
+    # Without --policy, each algorithm trains its own (its preset's).
+    group.add_argument('--policy', type=str, default=None,
                        choices=policies)
     group.add_argument('--n-epochs', type=positive_int, default=None,
                        help='Override the number of epochs.')
@@ -257,4 +278,35 @@ def get_parser(algorithms=('SAC',), policies=('gaussian',)):
                        help='Tune resources per trial as JSON, e.g. '
                             '\'{"cpu": 2, "gpu": 0}\'; overrides '
                             '--trial-cpus/--trial-gpus.')
+    add_observation_options(parser)
     return parser
+
+
+def add_observation_options(parser):
+    group = parser.add_argument_group('partial observability')
+    group.add_argument(
+        '--pomdp', type=str, default=None, choices=PARTS,
+        help="Observe only the positions (a pendulum's angle, not its "
+             "angular velocity) or only the velocities of the environment's "
+             "state, in training and evaluation; for recurrent agents "
+             "(--policy recurrent). Known for gym Pendulum and the MuJoCo "
+             "locomotion tasks, dm_control cartpole, pendulum, cheetah, "
+             "walker, ... and the Bullet locomotion tasks.")
+    group.add_argument(
+        '--pomdp-previous-action', type=str2bool, default=False,
+        help="With --pomdp: also observe the previous action (default: "
+             "%(default)s).")
+    group = parser.add_argument_group('pixels')
+    group.add_argument(
+        '--observation', type=str, default='state',
+        choices=('state', 'pixels'),
+        help="What the agent observes: the simulator's state, or rendered "
+             "frames (SAC with a convolutional encoder; dm_control or "
+             "gymnasium MuJoCo tasks). Pixels: 64x64 frames, 3 stacked, the "
+             "action repeated per domain (cartpole 8, cheetah 4, walker 2, "
+             "finger 2, others 4), random-shift augmentation; change them "
+             "with --config environment_params.training.pixels.<image_size|"
+             "frame_stack|action_repeat>=N. Frames are rendered by sampler "
+             "actors (at least one: --num-samplers defaults to 1), with "
+             "MUJOCO_GL=osmesa (libosmesa6) without a screen (default: "
+             "%(default)s).")

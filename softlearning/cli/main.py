@@ -14,9 +14,12 @@
 """
 
 import argparse
+import os
 import sys
 
-from examples.instrument import DEFAULT_EXAMPLE
+from .options import report_errors
+
+DEFAULT_EXAMPLE = 'examples.development'
 
 COMMANDS = {
     'run_example_local': 'Run an example as a Ray Tune experiment on this '
@@ -80,17 +83,17 @@ def main(argv=None):
         parser.print_help()
         return 0 if argv else 2
     if argv[0] == 'plot-policy':
-        from softlearning.analysis import policy_plot
-        return policy_plot.main(argv[1:])
+        from . import plot_policy
+        return plot_policy.main(argv[1:])
     if argv[0] in CHECKPOINT_COMMANDS:
-        from examples.development import simulate_policy
-        function = (simulate_policy.main if argv[0] == 'simulate'
-                    else simulate_policy.export_main)
+        from . import simulate
+        function = (simulate.main if argv[0] == 'simulate'
+                    else simulate.export_main)
         return function(argv[1:])
     if argv[0] in RESULTS_COMMANDS:
-        from softlearning.analysis import commands
-        function = (commands.summary_main if argv[0] == 'summary'
-                    else commands.plot_main)
+        from . import analysis
+        function = (analysis.summary_main if argv[0] == 'summary'
+                    else analysis.plot_main)
         return function(argv[1:])
     # The example parses its own options; only COMMAND EXAMPLE are ours.
     if argv[0] in COMMANDS and (len(argv) < 2 or argv[1].startswith('-')):
@@ -104,11 +107,16 @@ def main(argv=None):
         argv = [argv[0], DEFAULT_EXAMPLE, '--help']
     namespace = parser.parse_args(argv[:2])
     example_argv = argv[2:]
-
-    from examples import instrument
-    function = getattr(instrument, namespace.command)
-    return instrument.main_with_errors_reported(
-        function, namespace.example_module_name, example_argv)
+    # EXAMPLE is a module importable from here, as with `python -m`.
+    sys.path.insert(0, os.getcwd())
+    if namespace.command.startswith('launch_example_'):
+        from . import launch
+        provider = namespace.command[len('launch_example_'):]
+        return report_errors(launch.main, provider,
+                             namespace.example_module_name, example_argv)
+    from . import run
+    return report_errors(getattr(run, namespace.command),
+                         namespace.example_module_name, example_argv)
 
 
 if __name__ == '__main__':

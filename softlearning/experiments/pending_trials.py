@@ -6,7 +6,7 @@ trial whose trainer plus sampler actors need more than the alive nodes have
 minute. ``PendingTrials``, a Tune callback, names such a trial, what it
 needs and what the alive nodes have, waits ``wait_s`` seconds (default 120,
 or SOFTLEARNING_PENDING_TRIAL_WAIT_S) for a node to (re)join, and then ends
-the run with that message (``ExampleError``: exit code 2). Nothing is
+the run with that message (``ExperimentError``: exit code 2). Nothing is
 deleted, and Tune's experiment state still shows the trial unfinished, so
 ``--restore EXPERIMENT_DIR`` resumes it from its last checkpoint once the
 cluster has room.
@@ -24,7 +24,7 @@ import time
 
 from ray.tune import Callback
 
-from examples.instrument import ExampleError
+from .errors import ExperimentError
 
 DEFAULT_WAIT_S = 120
 WAIT_ENV = 'SOFTLEARNING_PENDING_TRIAL_WAIT_S'
@@ -110,7 +110,7 @@ def _label(bundle):
 def describe_request(bundles, strategy='PACK'):
     """'1 CPU trainer + 2 x 0.25 CPU sampler actors (1.5 CPU in all)': the
     trial's first bundle is its trainer's, each further one a sampler
-    actor's (examples/instrument.py, _trial_resources)."""
+    actor's (resources.py, trial_resources)."""
     parts = [f'{_label(bundles[0])} trainer']
     for _, group in itertools.groupby(bundles[1:],
                                       key=lambda b: sorted(b.items())):
@@ -224,7 +224,7 @@ class PendingTrials(Callback):
                   "a node to join; then the run ends, its checkpoints kept.",
                   file=sys.stderr, flush=True)
         elif now - self._stuck_since >= wait:
-            raise ExampleError(
+            raise ExperimentError(
                 f"{message} The run ends after waiting {wait:g} s for a node "
                 "to join; its checkpoints are kept: once the cluster has "
                 f"room, resume it with --restore {self.experiment_dir}")

@@ -7,8 +7,9 @@
 
 What it does, in order (``--dry-run`` prints the commands instead):
 1. checks the example's options here, as ``run_example_cluster`` would;
-2. loads the cluster YAML (default ``config/ray-autoscaler-{gce,ec2}.yaml``),
-   sets its ``cluster_name``, mounts this project at ``~/softlearning`` and
+2. loads the cluster YAML (default: ``cluster_configs/{gce,ec2}.yaml`` of this
+   package), sets its ``cluster_name``, mounts softlearning's source (this
+   checkout, or a copy of the installed package) at ``~/softlearning`` and
    the Ray token at ``~/.ray/auth_token``, and validates the result with
    Ray's own validation;
 3. asks for confirmation (unless ``--confirm-remote False``; it never waits
@@ -23,24 +24,25 @@ What it does, in order (``--dry-run`` prints the commands instead):
 longer has, and leave the workers running; hence the explicit SHUTDOWN.)
 """
 
-import argparse
 import os
 import shlex
 import subprocess
 import sys
 
-from examples.instrument import ExampleError
-from examples.utils import str2bool
+from .errors import ExperimentError
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The cluster YAMLs shipped with the package.
+CLUSTER_CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               'cluster_configs')
 REMOTE_PROJECT = '~/softlearning'
 REMOTE_TOKEN = '~/.ray/auth_token'
 BOOTSTRAP_CONFIG = '~/ray_bootstrap_config.yaml'
 
 # provider -> (default config, module the launching machine needs, extra)
 PROVIDERS = {
-    'gce': ('config/ray-autoscaler-gce.yaml', 'googleapiclient', 'gcp'),
-    'ec2': ('config/ray-autoscaler-ec2.yaml', 'boto3', 'aws'),
+    'gce': (os.path.join(CLUSTER_CONFIGS, 'gce.yaml'), 'googleapiclient',
+            'gcp'),
+    'ec2': (os.path.join(CLUSTER_CONFIGS, 'ec2.yaml'), 'boto3', 'aws'),
     'cluster': (None, None, None),
 }
 
@@ -52,42 +54,7 @@ SHUTDOWN_COMMAND = (f'ray stop; ray down -y --workers-only {BOOTSTRAP_CONFIG}; '
 
 
 # Bad input for a launch: one line, exit code 2.
-LaunchError = ExampleError
-
-
-def get_parser(provider):
-    parser = argparse.ArgumentParser(
-        prog=f'softlearning launch_example_{provider} EXAMPLE',
-        description='Start a Ray cluster with the autoscaler, run the '
-                    'example on it with run_example_cluster, then shut the '
-                    'cluster down. Options not listed here are the '
-                    "example's (see 'softlearning run_example_cluster "
-                    "EXAMPLE --help').")
-    default_config = PROVIDERS[provider][0]
-    parser.add_argument(
-        '--config-file', type=str,
-        default=default_config and os.path.join(REPO_ROOT, default_config),
-        required=default_config is None,
-        help='Ray autoscaler cluster YAML' + (
-            f' (default: {default_config} of softlearning).'
-            if default_config else '.'))
-    parser.add_argument('--cluster-name', type=str, default=None,
-                        help='Name of the cluster (default: softlearning-'
-                             '<exp-name>).')
-    parser.add_argument('--confirm-remote', type=str2bool, default=True,
-                        help='Ask before starting the cluster (default: '
-                             '%(default)s).')
-    parser.add_argument('--keep-cluster', type=str2bool, default=False,
-                        help='Leave the cluster running after the example '
-                             '(default: %(default)s; stop it with `ray down '
-                             'CONFIG`).')
-    parser.add_argument('--submit', choices=('tmux', 'job'), default='tmux',
-                        help="How the example runs on the head: 'tmux' "
-                             "(ray exec --tmux; default) or 'job' (ray job "
-                             'submit, needs ray[default] on the cluster).')
-    parser.add_argument('--dry-run', action='store_true',
-                        help='Print the commands instead of running them.')
-    return parser
+LaunchError = ExperimentError
 
 
 def _require_cloud_client(module, extra):
@@ -104,14 +71,47 @@ def _require_cloud_client(module, extra):
             f"machine: pip install -e '.[{extra}]'.")
 
 
-def load_cluster_config(path, cluster_name, token_path):
+def project_source(staging_dir, dry_run=False):
+    """A folder the cluster's nodes install softlearning from (``pip
+    install -e ~/softlearning`` in the cluster YAMLs): the checkout this
+    package runs from, or, for an installed package, a copy of it with a
+    minimal pyproject.toml (its dependencies from the installed
+    metadata), made in ``staging_dir`` (not with ``dry_run``)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    checkout = os.path.dirname(package)
+    if os.path.isfile(os.path.join(checkout, 'setup.py')):
+        return checkout
+    if dry_run:
+        return staging_dir
+    import importlib.metadata
+    import shutil
+    shutil.rmtree(staging_dir, ignore_errors=True)
+    shutil.copytree(package, os.path.join(staging_dir, 'softlearning'),
+                    ignore=shutil.ignore_patterns('__pycache__'))
+    distribution = importlib.metadata.distribution('softlearning')
+    requirements = [r for r in distribution.requires or []
+                    if 'extra ==' not in r]
+    with open(os.path.join(staging_dir, 'pyproject.toml'), 'w') as f:
+        f.write('[build-system]\nrequires = ["setuptools"]\n'
+                'build-backend = "setuptools.build_meta"\n\n'
+                f'[project]\nname = "softlearning"\n'
+                f'version = "{distribution.version}"\n'
+                f'dependencies = {requirements!r}\n\n'
+                '[project.scripts]\n'
+                'softlearning = "softlearning.cli.main:main"\n\n'
+                '[tool.setuptools.package-data]\n'
+                '"*" = ["*.yaml", "*.json"]\n')
+    return staging_dir
+
+
+def load_cluster_config(path, cluster_name, token_path, project_source):
     """The cluster YAML with our name, mounts and token start-up; validated
     with Ray's own code. Raises LaunchError with Ray's message."""
+    import contextlib
+    import io
     import logging
     import yaml
     from ray.autoscaler._private.util import prepare_config, validate_config
-    # Ray logs how it fills defaults in; our user needs the errors only.
-    logging.getLogger('ray.autoscaler').setLevel(logging.WARNING)
     if not os.path.isfile(path):
         raise LaunchError(f"--config-file '{path}' does not exist.")
     try:
@@ -125,14 +125,21 @@ def load_cluster_config(path, cluster_name, token_path):
                           "(a YAML mapping).")
     config['cluster_name'] = cluster_name
     config['file_mounts'] = {**(config.get('file_mounts') or {}),
-                             REMOTE_PROJECT: REPO_ROOT,
+                             REMOTE_PROJECT: project_source,
                              REMOTE_TOKEN: token_path}
+    # Ray logs how it fills defaults in, and warns of mounts it would
+    # rather have as folders for Docker (the token file), which this
+    # cluster does not run: an invalid config raises.
+    logging.disable(logging.WARNING)
     try:
-        validate_config(prepare_config(dict(config)))
+        with contextlib.redirect_stdout(io.StringIO()):
+            validate_config(prepare_config(dict(config)))
     except Exception as error:  # jsonschema / ValueError from Ray
         first_line = str(error).strip().splitlines()[0]
         raise LaunchError(f"--config-file '{path}' is not a valid Ray "
                           f"autoscaler config: {first_line}") from None
+    finally:
+        logging.disable(logging.NOTSET)
     return config
 
 
@@ -181,25 +188,26 @@ def _confirm(cluster_name, config_path):
     return answer.strip().lower() in ('y', 'yes')
 
 
-def launch_example(provider, example_module_name, argv):
-    parser = get_parser(provider)
-    args, example_argv = parser.parse_known_args(argv)
+def launch(provider, launch_options, example_module_name, example_argv,
+           exp_name):
+    """Starts the cluster, runs the example there with run_example_cluster
+    (``example_argv``, already checked here), shuts it down.
+    ``launch_options``: the launcher's own options (cli/launch.py)."""
+    args = launch_options
     _, extra_module, extra = PROVIDERS[provider]
-    # The example's options are checked here, before any cloud resource.
-    from examples.instrument import parse_example
-    _, example_args, _ = parse_example(example_module_name,
-                                       list(example_argv), 'cluster',
-                                       check_storage=False)
-    cluster_name = args.cluster_name or f'softlearning-{example_args.exp_name}'
+    cluster_name = args.cluster_name or f'softlearning-{exp_name}'
     # What would stop the launch is checked before a token is made.
     if not args.dry_run and extra_module:
         _require_cloud_client(extra_module, extra)
     if not args.dry_run and args.confirm_remote:
         _check_confirmable()
     token_path = _ensure_token(args.dry_run)
-    config = load_cluster_config(args.config_file, cluster_name, token_path)
-    import yaml
     config_dir = os.path.expanduser('~/.softlearning/clusters')
+    source = project_source(
+        os.path.join(config_dir, f'{cluster_name}-source'), args.dry_run)
+    config = load_cluster_config(args.config_file, cluster_name, token_path,
+                                 source)
+    import yaml
     os.makedirs(config_dir, exist_ok=True)
     config_path = os.path.join(config_dir, f'{cluster_name}.yaml')
     with open(config_path, 'w') as f:

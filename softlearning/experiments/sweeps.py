@@ -15,9 +15,10 @@ import argparse
 import json
 import os
 
-from examples.search_spaces import (grid_search_keys, search_space_entries,
-                                    to_search_space)
 from softlearning.utils.signatures import accepted_keywords
+
+from .search_spaces import (grid_search_keys, search_space_entries,
+                            to_search_space)
 
 SCHEDULERS = ('fifo', 'asha', 'pbt')
 SEARCH_ALGORITHMS = ('random', 'optuna')
@@ -66,15 +67,21 @@ def load_sweep_file(path):
     return sweep
 
 
-def apply_sweep_file(parser, argv):
-    """Makes the ``--sweep`` file's options the parser's defaults (so that
-    the command line wins) and returns its ``config`` overrides as a list of
-    (dotted key, value)."""
+def sweep_file_option(argv):
+    """The ``--sweep`` option's value in a command line, or None."""
     pre_parser = argparse.ArgumentParser(add_help=False)
     pre_parser.add_argument('--sweep', default=None)
     known, _ = pre_parser.parse_known_args(argv)
-    if not known.sweep:
+    return known.sweep
+
+
+def apply_sweep_file(parser, path):
+    """Makes the sweep file's options the parser's defaults (so that the
+    command line wins) and returns its ``config`` overrides as a list of
+    (dotted key, value)."""
+    if not path:
         return []
+    known = argparse.Namespace(sweep=path)
     sweep = load_sweep_file(known.sweep)
     actions = {action.dest: action for action in parser._actions
                if action.option_strings and action.dest not in (
@@ -264,7 +271,8 @@ def prepare_search(args, variant_spec):
             '\'algorithm_params.config.policy_lr={"loguniform": '
             "[1e-4, 3e-3]}'.")
     try:
-        from examples.optuna_search import OptunaSearchWithSeeds
+        from softlearning.experiments.optuna_search import (
+            OptunaSearchWithSeeds)
     except ImportError:
         raise SweepError(
             "--search-algorithm optuna needs optuna: pip install -e "

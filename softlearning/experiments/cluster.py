@@ -9,7 +9,7 @@ import os
 import socket
 import uuid
 
-from examples.instrument import ExampleError
+from .errors import ExperimentError
 from softlearning.utils import storage
 
 CONNECT_TIMEOUT_S = 5
@@ -20,7 +20,7 @@ def _host_port(address):
     try:
         return host, int(port)
     except ValueError:
-        raise ExampleError(
+        raise ExperimentError(
             f"--address '{address}' is not HOST:PORT (e.g. "
             "127.0.0.1:6379).") from None
 
@@ -50,7 +50,7 @@ def _find_local_cluster():
     from ray._private.utils import read_ray_address
     address = read_ray_address()
     if not address:
-        raise ExampleError(
+        raise ExperimentError(
             "No running Ray cluster found on this machine (no `ray start` "
             "here): start one with `ray start --head`, or pass --address "
             "HOST:PORT (or set RAY_ADDRESS).")
@@ -69,7 +69,7 @@ def _check_listening(address, given):
         where = (f"at {address}" if given
                  else f"at {address}, where this machine's last `ray start` "
                       "left it,")
-        raise ExampleError(
+        raise ExperimentError(
             f"No Ray cluster answers {where} ({reason}): start one with `ray "
             f"start --head --port {port}`, or pass the head's --address."
         ) from None
@@ -103,7 +103,7 @@ def connect(address=None):
     try:
         ray.init(address=address, logging_level='WARNING', **options)
     except ConnectionError as error:
-        raise ExampleError(
+        raise ExperimentError(
             f"Cannot join the Ray cluster at {address}: "
             f"{str(error).splitlines()[0]}") from None
 
@@ -142,7 +142,7 @@ def check_storage_reachable(root):
     finally:
         os.remove(marker)
     if blind:
-        raise ExampleError(
+        raise ExperimentError(
             f"The results folder '{root}' is not visible from the cluster's "
             f"node(s) {', '.join(blind)}: use a folder on a file system "
             "every node shares, or a URI (--upload-dir s3://... or "

@@ -3,7 +3,7 @@
 import argparse
 import os
 
-from .results import ResultsError
+from softlearning.analysis.results import ResultsError
 
 RESULTS_HELP = ('Experiment folders, trial folders, or folders above them '
                 '(e.g. ~/ray_results/gym/Pendulum/v1/<experiment>).')
@@ -79,7 +79,7 @@ def _fail(parser, error):
 
 
 def _load(parser, paths):
-    from .results import load_trials
+    from softlearning.analysis.results import load_trials
     for path in paths:
         if not os.path.isdir(os.path.expanduser(path)):
             _fail(parser, f"no such folder: {path}")
@@ -89,7 +89,7 @@ def _load(parser, paths):
 def summary_main(argv=None):
     parser = _summary_parser()
     args = parser.parse_args(argv)
-    from .summary import format_summary, sort_summary, summarize
+    from softlearning.analysis.summary import format_summary, sort_summary, summarize
     try:
         summary = summarize(_load(parser, args.paths), args.metric,
                             args.metric_mode)
@@ -107,7 +107,7 @@ def summary_main(argv=None):
 def plot_main(argv=None):
     parser = _plot_parser()
     args = parser.parse_args(argv)
-    from .plot import plot_learning_curves, save_figure
+    from softlearning.analysis.plot import plot_learning_curves, save_figure
     try:
         figure = plot_learning_curves(
             _load(parser, args.paths), x=args.x, y=args.y, title=args.title,

@@ -1,0 +1,104 @@
+"""The experiments API: what every ``softlearning`` command runs.
+
+    from softlearning import experiments
+
+    experiment = experiments.experiment(
+        algorithm='SAC', universe='gym', domain='Pendulum', task='v1',
+        n_epochs=3, seed=1, config={'algorithm_params.config.tau': 0.01})
+    results = experiments.run(experiment)         # Tune's ResultGrid
+    trial_dir = experiments.run_in_process(experiment)  # or: no Tune
+    policy = experiments.load_trained_policy(results[0].checkpoint.path)
+    policy.action(policy.environment.reset()[0])
+
+``experiment`` takes the command line's options by their names
+(``softlearning run_example_local --help`` lists them: ``--n-epochs`` is
+``n_epochs``); ``config`` is {dotted variant key: value}. Bad input raises
+ExperimentError before Ray or TensorFlow start.
+"""
+
+from .errors import ExperimentError
+from .policy_loading import load_trained_policy
+from .prepare import Experiment, load_definition, prepare
+
+RUNS = ('local', 'cluster', 'debug')
+
+
+def options(definition=None, **given):
+    """The definition's options (an argparse Namespace): its defaults, a
+    sweep file's options over them (``sweep=PATH``), then ``given``."""
+    definition = _definition(definition)
+    parser = definition.get_parser()
+    sweep_config = []
+    if given.get('sweep'):
+        from . import sweeps
+        try:
+            sweep_config = sweeps.apply_sweep_file(parser, given['sweep'])
+        except sweeps.SweepError as error:
+            raise ExperimentError(str(error)) from None
+    namespace = parser.parse_args([])
+    unknown = sorted(set(given) - set(vars(namespace)))
+    if unknown:
+        raise ExperimentError(
+            f"Unknown option(s) {', '.join(unknown)}; valid: "
+            f"{', '.join(sorted(vars(namespace)))}.")
+    for name, value in given.items():
+        if name == 'config' and isinstance(value, dict):
+            value = list(value.items())
+        setattr(namespace, name, value)
+    namespace.sweep_config = sweep_config
+    return namespace
+
+
+def experiment(definition=None, run='local', **given):
+    """An Experiment ready to ``run`` ('local': a Ray instance started here,
+    'cluster': a running cluster, 'debug': in this process, debug-sized)
+    from options by name; see the module docstring."""
+    if run not in RUNS:
+        raise ExperimentError(f"run '{run}' is not one of {', '.join(RUNS)}.")
+    definition = _definition(definition)
+    return prepare(definition, options(definition, **given), run,
+                   given={name: f'{name}={value!r}'
+                          for name, value in given.items()})
+
+
+def variant_spec(definition=None, **given):
+    """The variant spec of the options (may hold Tune search spaces)."""
+    return experiment(definition, **given).variant_spec
+
+
+def run(experiment):
+    """Runs a 'local' or 'cluster' Experiment with Tune. Returns Tune's
+    ResultGrid (``.experiment_path``: where its results are)."""
+    from . import tune_runner
+    if experiment.mode == 'debug':
+        raise ExperimentError(
+            "run() runs Tune experiments; a 'debug' experiment runs with "
+            "run_in_process().")
+    runner = (tune_runner.run_on_cluster if experiment.mode == 'cluster'
+              else tune_runner.run_local)
+    results, _ = runner(experiment)
+    return results
+
+
+def run_in_process(experiment):
+    """Runs the Experiment's one trial in this process, without Tune.
+    Returns its trial folder."""
+    from .debug_runner import run_in_process as run_trial
+    return run_trial(experiment)
+
+
+def sample_variant(variant_spec):
+    """One variant drawn from a spec, as a trial would get it."""
+    from .debug_runner import sample_variant as sample
+    return sample(variant_spec)
+
+
+def _definition(definition):
+    if definition is None or isinstance(definition, str):
+        return load_definition(definition)
+    return definition
+
+
+__all__ = ['Experiment', 'ExperimentError', 'experiment',
+           'load_definition', 'load_trained_policy', 'options', 'prepare',
+           'run', 'run_in_process', 'sample_variant', 'variant_spec']

@@ -1,0 +1,209 @@
+"""An experiment, ready to run: its options checked, its variant spec
+built, its storage and checkpoint checked, its Tune settings made. Anything
+wrong with the input fails here, before Ray or TensorFlow start, as one
+ExperimentError.
+
+An experiment definition is a module with ``get_parser()`` (its options),
+``get_variant_spec(options)`` and ``get_trainable_class(options)``, and
+optionally ``prepare_args(options)``: ``softlearning.experiments.
+definition`` is softlearning's own (``examples.development`` is it);
+``examples.multi_goal`` shows another.
+"""
+
+import dataclasses
+import importlib
+import math
+import os
+import sys
+import types
+from typing import Optional
+
+from softlearning.utils import storage
+
+from . import modes, resources
+from .errors import ExperimentError
+
+DEFAULT_DEFINITION = 'softlearning.experiments.definition'
+
+
+@dataclasses.dataclass
+class Experiment:
+    """What the runners need: the definition (its trainable), the options,
+    the variant spec (may hold search spaces), and how to run it."""
+    definition: types.ModuleType
+    options: object
+    variant_spec: dict
+    mode: str
+    # An experiment folder to resume (--restore of an experiment), or None.
+    restore_experiment: Optional[str] = None
+    tune_settings: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def trainable_class(self):
+        return self.definition.get_trainable_class(self.options)
+
+
+def load_definition(name=None):
+    """The experiment definition module ``name`` (default: softlearning's
+    own), or one clear error. ``examples.development`` is softlearning's
+    own too where the repository's examples/ is not at hand (an installed
+    package run from elsewhere, a cluster node)."""
+    name = name or DEFAULT_DEFINITION
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if name == 'examples.development' and error.name in (
+                'examples', 'examples.development'):
+            return importlib.import_module(DEFAULT_DEFINITION)
+        raise ExperimentError(
+            f"Cannot import example module '{name}' ({error}); e.g. use "
+            "'examples.development'.") from None
+
+
+def _notice(options, message):
+    """A notice about a default the input implied; printed once the whole
+    input is known to be good (a bad input prints its one error only)."""
+    options.notices.append(message)
+
+
+def prepare(definition, options, mode, given=None, check_storage=True):
+    """The Experiment of ``options`` (an argparse Namespace of the
+    definition's options) run in ``mode`` ('local', 'cluster' or 'debug').
+    ``given``: {option: as written} of the options the user set (refused
+    ones are an error). A launcher checks the options for a cluster whose
+    storage it may not reach itself: ``check_storage=False``."""
+    # This process, the trials and Ray's workers import TensorFlow: none may
+    # load OSMesa, whatever MUJOCO_GL the user exported (rendering actors
+    # still get the user's choice).
+    from softlearning.environments.rendering import (
+        keep_opengl_out_of_learner)
+    keep_opengl_out_of_learner()
+    options.notices = []
+    modes.check_refused_options(given or {}, mode)
+    for name, default in modes.LOCAL_DEFAULTS.items():
+        if getattr(options, name, None) is None:
+            setattr(options, name, default)
+    if getattr(options, 'mode', None) is None:
+        options.mode = 'debug' if mode == 'debug' else 'local'
+    # Defaults that follow from other options (the definition's rules).
+    prepare_args = getattr(definition, 'prepare_args', None)
+    if prepare_args is not None:
+        prepare_args(options)
+    _resolve_cpus(options, mode)
+    try:
+        variant_spec = definition.get_variant_spec(options)
+    except ValueError as error:
+        raise ExperimentError(str(error)) from None
+    run_params = variant_spec['run_params']
+    if run_params.get('tf_num_threads') is None:
+        run_params['tf_num_threads'] = max(
+            1, math.ceil(resources.learner_cpus(options)))
+    if check_storage:
+        _check_storage_option(options, variant_spec)
+    experiment = Experiment(definition, options, variant_spec, mode)
+    experiment.restore_experiment = _check_restore(options, variant_spec)
+    if mode == 'debug' and experiment.restore_experiment:
+        raise ExperimentError(
+            f"--restore {options.restore}: an experiment folder is resumed "
+            "by run_example_local; run_example_debug starts from a "
+            "checkpoint folder (e.g. .../<trial>/checkpoint_000000).")
+    if mode in ('local', 'cluster') and not experiment.restore_experiment:
+        experiment.tune_settings = _tune_settings(
+            options, variant_spec, on_cluster=mode == 'cluster')
+    for message in options.notices:
+        print(f"[softlearning] Notice: {message}", file=sys.stderr,
+              flush=True)
+    return experiment
+
+
+def _resolve_cpus(options, mode):
+    if mode == 'cluster':
+        # The cluster's CPUs are not known here (an autoscaler may add
+        # nodes): Tune waits for the trial's resources.
+        options.trial_cpus = options.trial_cpus or 1
+        if options.num_samplers and options.sampler_cpus is None:
+            options.sampler_cpus = 1.0
+        return
+    resources.resolve_cpus(
+        options, options.cpus or os.cpu_count(),
+        trainer_in_ray=(mode == 'local'),
+        notice=lambda message: _notice(options, message))
+
+
+def _tune_settings(options, variant_spec, on_cluster=False):
+    """Scheduler, search algorithm, metric and console table of a sweep,
+    checked before Ray starts."""
+    if not hasattr(options, 'scheduler'):  # a definition without sweeps
+        return {}
+    from . import sweeps
+    try:
+        sweeps.check_metric(options.metric)
+        search_alg = sweeps.prepare_search(options, variant_spec)
+        scheduler = sweeps.get_scheduler(options, variant_spec)
+    except sweeps.SweepError as error:
+        raise ExperimentError(str(error)) from None
+    # Tune checks every result for the metric when it optimizes it, and
+    # then tells the console table itself.
+    optimizes = scheduler is not None or search_alg is not None
+    metric = {'metric': options.metric, 'mode': options.metric_mode}
+    return {
+        'tune_config': {
+            'scheduler': scheduler, 'search_alg': search_alg,
+            'max_concurrent_trials': options.max_concurrent_trials,
+            **(metric if optimizes else {}),
+        },
+        'progress_reporter': sweeps.get_progress_reporter(
+            variant_spec, **metric, told_by_tune=optimizes),
+        # On a cluster every trial gets a process of its own: a reused one
+        # kept trials on one node, one after another, in Ray 2.60.
+        'reuse_actors': (sweeps.reuses_processes(scheduler)
+                         and not on_cluster),
+    }
+
+
+def results_root(options):
+    return getattr(options, 'upload_dir', None) or options.local_dir
+
+
+def _check_storage_option(options, variant_spec):
+    """A results URI must be writable from here, before Ray starts."""
+    root = results_root(options)
+    if not storage.is_uri(root):
+        return
+    if variant_spec['run_params'].get('checkpoint_replay_pool'):
+        raise ExperimentError(
+            "--checkpoint-replay-pool True needs results in a file system "
+            "(a local or shared folder), not a URI: the pool pieces are "
+            f"written beside the trial ('{root}' given).")
+    try:
+        storage.check_writable(root)
+    except OSError as error:
+        raise ExperimentError(
+            f"Cannot write results to --upload-dir: {error}") from None
+
+
+def _check_restore(options, variant_spec):
+    """Validates ``--restore`` before Ray starts. Returns the experiment
+    folder to resume, or None; a checkpoint (or trial) folder instead goes
+    into the variant (run_params.restore) and starts new trials from it."""
+    restore = getattr(options, 'restore', None)
+    if not restore:
+        return None
+    from softlearning.utils import checkpoints
+
+    from .trainable import check_restorable
+    path = storage.normalize(restore)
+    if storage.exists(storage.join(path, 'tuner.pkl')):
+        return path
+    if storage.is_uri(path):
+        raise ExperimentError(
+            f"--restore {restore}: no experiment there (no tuner.pkl); from "
+            "a URI, only experiments are resumed.")
+    try:
+        checkpoint_dir = checkpoints.resolve_checkpoint(path)
+        checkpoints.read_manifest(checkpoint_dir)
+        check_restorable(checkpoint_dir, variant_spec)
+    except checkpoints.CheckpointError as error:
+        raise ExperimentError(f"--restore: {error}") from None
+    variant_spec['run_params']['restore'] = checkpoint_dir
+    return None

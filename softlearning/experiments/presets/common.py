@@ -1,0 +1,63 @@
+"""What every algorithm's variant starts from: the environment, warm-up
+policy, replay pool, sampler and run settings, and the training lengths per
+universe and domain.
+
+Values equal to a constructor's default are not written here: the variant
+gets them from the constructors (``variants.with_constructor_defaults``), so
+``params.json`` still records every value a trial ran with.
+"""
+
+VARIANT = {
+    'exploration_policy_params': {'class_name': 'UniformPolicy',
+                                  'config': {}},
+    'replay_pool_params': {'class_name': 'SimpleReplayPool',
+                           'config': {'max_size': int(1e6)}},
+    'sampler_params': {'class_name': 'SimpleSampler', 'config': {}},
+    'algorithm_params': {'config': {
+        # Environment steps collected between fused update calls (see
+        # algorithms/rl_algorithm.py): one compiled call per 50 steps.
+        'fused_steps': 50,
+        'eval_n_episodes': 3,
+        # Epochs of 1,000 steps (the constructor's epoch_length), episodes
+        # of at most 1,000 (max_path_length), 10,000 uniform warm-up steps.
+        'n_epochs': 200,
+        'n_initial_exploration_steps': 10000,
+    }},
+    # Environment-parameter curriculum (softlearning/curriculum/), or None.
+    'curriculum': None,
+    'run_params': {
+        'checkpoint_at_end': True,
+        'checkpoint_frequency': 0,
+        'checkpoint_replay_pool': False,
+        # A checkpoint folder a new trial starts from (--restore).
+        'restore': None,
+        'run_eagerly': False,
+        'tf_num_threads': None,
+    },
+}
+
+# Per universe, then per universe/domain: variant entries by their dotted
+# paths, as with --config.
+DOMAINS = {
+    'gym/Pendulum': {
+        'algorithm_params.config.n_epochs': 10,  # 10,000 steps: the quick start
+        'algorithm_params.config.max_path_length': 200,
+        'algorithm_params.config.n_initial_exploration_steps': 1000,
+    },
+    'gym/HalfCheetah': {'algorithm_params.config.n_epochs': 3000},
+    'gym/Hopper': {'algorithm_params.config.n_epochs': 1000},
+    'gym/Walker2d': {'algorithm_params.config.n_epochs': 3000},
+    'gym/Ant': {'algorithm_params.config.n_epochs': 3000},
+    'gym/Humanoid': {'algorithm_params.config.n_epochs': 10000},
+    'dm_control': {'algorithm_params.config.n_epochs': 1000},
+    'pybullet': {'algorithm_params.config.n_epochs': 1000},
+}
+
+# run_example_debug: eager TensorFlow runs ~10 updates/s, so epochs are tiny.
+DEBUG = {
+    'algorithm_params.config.n_epochs': 2,
+    'algorithm_params.config.epoch_length': 100,
+    'algorithm_params.config.n_initial_exploration_steps': 50,
+    'algorithm_params.config.eval_n_episodes': 1,
+    'run_params.run_eagerly': True,
+}

@@ -1,0 +1,136 @@
+"""An Experiment as a Ray Tune experiment: on a Ray instance started here
+(``run_local``) or on a running cluster (``run_on_cluster``). Results go to
+``<results root>/<universe>/<domain>/<task>/<timestamp>-<exp name>/``, a
+folder or a URI; ``--restore EXPERIMENT_DIR`` resumes one there."""
+
+import datetime
+import os
+
+from softlearning.utils import storage
+
+from .prepare import results_root
+from .resources import trial_resources
+
+
+def experiment_dir(options, variant_spec):
+    """(storage path, experiment name): results go to STORAGE/NAME, with
+    STORAGE = <results root>/<universe>/<domain>/<task>, a folder or a
+    URI."""
+    environment = variant_spec['environment_params']['training']
+    timestamp = datetime.datetime.now().strftime('%Y-%m-%dT%H-%M-%S')
+    storage_path = storage.join(
+        results_root(options), environment['universe'],
+        environment['domain'], environment['task'])
+    return storage_path, f'{timestamp}-{options.exp_name}'
+
+
+def _trial_name_creator(template):
+    def create(trial):
+        return template.format(trial=trial)
+    return create
+
+
+def run_local(experiment):
+    """Runs the experiment on a Ray instance started here. Returns Tune's
+    ResultGrid and the experiment folder."""
+    options = experiment.options
+
+    def start_ray():
+        import ray
+        ray.init(num_cpus=options.cpus, num_gpus=options.gpus,
+                 resources=options.resources, include_dashboard=False)
+    return _run(experiment, start_ray)
+
+
+def run_on_cluster(experiment):
+    """Runs the experiment on a running Ray cluster (``--address``, else
+    RAY_ADDRESS, else the cluster of this machine)."""
+    options = experiment.options
+
+    def join_cluster():
+        from . import cluster
+        cluster.connect(options.address)
+        cluster.check_storage_reachable(results_root(options))
+    return _run(experiment, join_cluster)
+
+
+def _run(experiment, start_ray):
+    """The Tune experiment of the variant spec (or the experiment that
+    ``--restore`` resumes), on the Ray instance ``start_ray`` starts or
+    joins. Returns (ResultGrid, experiment folder)."""
+    import ray
+    from ray import tune
+
+    from .pending_trials import PendingTrials
+
+    options, variant_spec = experiment.options, experiment.variant_spec
+    storage_path, experiment_name = experiment_dir(options, variant_spec)
+    run_params = variant_spec['run_params']
+    try:
+        start_ray()  # first: a cluster that is not there fails in seconds
+        trainable = tune.with_resources(experiment.trainable_class,
+                                        trial_resources(options, variant_spec))
+        if experiment.restore_experiment:
+            # Unfinished and errored trials continue from their last
+            # checkpoints, in the same experiment folder.
+            print(f"Resuming experiment {experiment.restore_experiment}",
+                  flush=True)
+            tuner = tune.Tuner.restore(
+                experiment.restore_experiment, trainable,
+                resume_unfinished=True, resume_errored=True)
+            return tuner.fit(), experiment.restore_experiment
+        settings = experiment.tune_settings
+        tuner = tune.Tuner(
+            trainable,
+            param_space=variant_spec,
+            tune_config=tune.TuneConfig(
+                num_samples=options.num_samples,
+                trial_name_creator=_trial_name_creator(
+                    options.trial_name_template),
+                trial_dirname_creator=_trial_name_creator(
+                    options.trial_name_template),
+                # A trial that ends hands its process (TensorFlow imported)
+                # to the next one: ExperimentRunner.reset_config.
+                reuse_actors=settings.get('reuse_actors', True),
+                **settings.get('tune_config', {})),
+            run_config=tune.RunConfig(
+                name=experiment_name,
+                storage_path=storage_path,
+                checkpoint_config=tune.CheckpointConfig(
+                    checkpoint_frequency=run_params['checkpoint_frequency'],
+                    checkpoint_at_end=run_params['checkpoint_at_end']),
+                failure_config=tune.FailureConfig(
+                    max_failures=options.max_failures),
+                progress_reporter=settings.get('progress_reporter'),
+                # Ends the run when trials no longer fit a cluster that no
+                # autoscaler can grow (pending_trials.py).
+                callbacks=[PendingTrials(
+                    storage.join(storage_path, experiment_name))],
+                verbose=options.verbose))
+        results = tuner.fit()
+    finally:
+        ray.shutdown()
+    return results, storage.join(storage_path, experiment_name)
+
+
+def report(results, experiment_folder):
+    """One line per trial; returns the exit code (1 if a trial failed).
+    ``experiment_folder`` is a folder or a URI, shown without its query
+    (which may hold endpoint options)."""
+    shown = experiment_folder.split('?')[0]
+    print(f"\nResults: {shown}")
+    failed = 0
+    for result in results:
+        metrics = result.metrics or {}
+        evaluation = metrics.get('evaluation', {}).get('return-mean')
+        status = 'ERROR' if result.error else 'OK'
+        failed += bool(result.error)
+        trial = storage.join(shown, os.path.basename(result.path))
+        line = f"  [{status}] {trial}"
+        if evaluation is not None:
+            line += (f"  epoch {metrics.get('epoch')}, evaluation return-mean "
+                     f"{evaluation:.1f}")
+        print(line)
+        if result.error:
+            print(f"    {type(result.error).__name__}: {result.error}")
+    return 1 if failed else 0
