@@ -145,6 +145,35 @@ def test_pixel_settings_defaults_per_domain_and_bad_values():
         pixel_settings('dm_control', 'cartpole', {'frame_stack': 0})
 
 
+def test_building_an_environment_resolves_its_pixel_settings_once(
+        monkeypatch):
+    """The settings are resolved once, and give both the adapter's frame
+    size and the wrapper's."""
+    from softlearning import environments
+    from softlearning.environments import pixels
+    resolved, adapter_kwargs = [], []
+
+    def counting_pixel_settings(*args):
+        resolved.append(args)
+        return pixel_settings(*args)
+
+    def adapter(universe, domain, task, kwargs):
+        adapter_kwargs.append(kwargs)
+        return CountingEnvironment()
+
+    monkeypatch.setattr(pixels, 'pixel_settings', counting_pixel_settings)
+    monkeypatch.setattr(environments, 'get_environment', adapter)
+    environment = environments.get_environment_from_params({
+        'universe': 'gym', 'domain': 'HalfCheetah', 'task': 'v5',
+        'kwargs': {'observation_keys': None}, 'pixels': {'image_size': 16}})
+    assert resolved == [('gym', 'HalfCheetah', {'image_size': 16})]
+    assert adapter_kwargs == [{'observation_keys': None,
+                               'render_mode': 'rgb_array', 'width': 16,
+                               'height': 16, 'camera_id': 0}]
+    assert isinstance(environment, Pixels)
+    assert (environment.image_size, environment.action_repeat) == (16, 4)
+
+
 RENDER_GYMNASIUM_MUJOCO = """
 from softlearning.environments import rendering
 rendering.configure_offscreen_rendering()
