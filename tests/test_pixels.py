@@ -19,8 +19,8 @@ from softlearning.environments.pixels import Pixels, pixel_settings
 from softlearning.models.conv_encoder import ConvEncoder
 from softlearning.models.numpy_conv import NumpyConvEncoder
 from softlearning.replay_pools import FrameReplayPool
-from softlearning.samplers.episode_stepper import EpisodeStepper
-from softlearning.samplers.remote_sampler import _stack_transitions
+from softlearning.samplers.episode_stepper import (EpisodeStepper,
+                                                  stack_transitions)
 # One Ray session for this module's in-process trial (its sampler actors).
 from test_remote_sampler import ACTOR_OPTIONS, ray_cluster  # noqa: F401
 
@@ -334,7 +334,7 @@ def test_pool_rebuilds_the_stacks_of_interleaved_actors():
         for stepper in steppers:
             batch = _collect(stepper, ZeroPolicy(), 3)
             transitions += batch
-            pool.add_samples(_stack_transitions(batch))
+            pool.add_samples(stack_transitions(batch))
     batch = pool.batch_by_indices(np.arange(len(transitions)))
     assert batch['observations']['pixels'].shape == (24, 8, 8, 9)
     for i, transition in enumerate(transitions):
@@ -360,10 +360,10 @@ def test_pool_checkpoint_pieces_restore_the_same_minibatches():
     pool = FrameReplayPool({'pixels': (8, 8, 9)}, (1,), max_size=16, seed=0)
     restored = FrameReplayPool({'pixels': (8, 8, 9)}, (1,), max_size=16,
                                seed=0)
-    pool.add_samples(_stack_transitions(_collect(stepper, ZeroPolicy(), 10)))
+    pool.add_samples(stack_transitions(_collect(stepper, ZeroPolicy(), 10)))
     restored.add_experience(pool.experience_since(0))
     # Continuing after the restore: the episode that was running goes on.
-    more = _stack_transitions(_collect(stepper, ZeroPolicy(), 9))
+    more = stack_transitions(_collect(stepper, ZeroPolicy(), 9))
     pool.add_samples(more)
     restored.add_samples(more)
     restored.set_state(pool.get_state())
