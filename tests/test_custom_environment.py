@@ -3,20 +3,65 @@ through the command line."""
 
 import numpy as np
 import pytest
+from gymnasium.envs.classic_control.pendulum import PendulumEnv
 
 from conftest import assert_one_line_error, read_progress, run_cli, trial_dirs
-from softlearning.environments import get_environment
+from softlearning.environments import SoftlearningEnv, get_environment
 
 DOMAIN = 'examples.custom_environment.gravity_pendulum:GravityPendulum'
 
 
 def test_adapter_forwards_parameters_to_the_environment():
     env = get_environment('gym', DOMAIN, 'v0')
-    assert env.supported_state_keys == ('gravity',)
-    env.set_state({'gravity': 4.0})
-    assert env.unwrapped.g == 4.0 and env.get_state() == {'gravity': 4.0}
+    assert env.supported_physical_parameters == ('gravity',)
+    env.set_physical_parameters({'gravity': 4.0})
+    assert env.unwrapped.g == 4.0
+    assert env.get_physical_parameters() == {'gravity': 4.0}
     with pytest.raises(ValueError, match=r"\['mass'\].*valid: \['gravity'\]"):
-        env.set_state({'mass': 2.0})
+        env.set_physical_parameters({'mass': 2.0})
+
+
+class OldNamesPendulumEnv(PendulumEnv):
+    """Written against the names before *_physical_parameters."""
+
+    supported_state_keys = ('gravity',)
+
+    def set_state(self, state):
+        self.g = float(state['gravity'])
+
+    def get_state(self):
+        return {'gravity': self.g}
+
+
+def test_environment_with_the_old_names_still_works_with_a_warning():
+    import gymnasium
+    gymnasium.register(id='OldNamesPendulum-v0',
+                       entry_point=OldNamesPendulumEnv, max_episode_steps=200)
+    env = get_environment('gym', 'OldNamesPendulum', 'v0')
+    with pytest.warns(DeprecationWarning, match='supported_state_keys'):
+        assert env.supported_physical_parameters == ('gravity',)
+    env.set_physical_parameters({'gravity': 3.0})
+    assert env.get_physical_parameters() == {'gravity': 3.0}
+    # Old callers of the adapter too.
+    with pytest.warns(DeprecationWarning, match='get_physical_parameters'):
+        assert env.get_state() == {'gravity': 3.0}
+
+
+def test_adapter_subclass_with_the_old_names_still_works_with_a_warning():
+    with pytest.warns(DeprecationWarning, match='set_state is deprecated'):
+        class OldAdapter(SoftlearningEnv):
+            supported_state_keys = ('wind',)
+
+            def set_state(self, state):
+                self.wind = state['wind']
+
+            def get_state(self):
+                return {'wind': self.wind}
+
+    environment = OldAdapter('test', 'old', 'v0')
+    environment.set_physical_parameters({'wind': 2.0})
+    assert environment.get_physical_parameters() == {'wind': 2.0}
+    assert environment.supported_physical_parameters == ('wind',)
 
 
 def test_unimportable_module_is_a_clear_error():

@@ -19,8 +19,8 @@ from softlearning.environments.pixels import Pixels, pixel_settings
 from softlearning.models.conv_encoder import ConvEncoder
 from softlearning.models.numpy_conv import NumpyConvEncoder
 from softlearning.replay_pools import FrameReplayPool
-from softlearning.samplers.episode_stepper import EpisodeStepper
-from softlearning.samplers.remote_sampler import _stack_transitions
+from softlearning.samplers.episode_stepper import (EpisodeStepper,
+                                                  stack_transitions)
 # One Ray session for this module's in-process trial (its sampler actors).
 from test_remote_sampler import ACTOR_OPTIONS, ray_cluster  # noqa: F401
 
@@ -143,6 +143,35 @@ def test_pixel_settings_defaults_per_domain_and_bad_values():
         pixel_settings('dm_control', 'cartpole', {'frames': 3})
     with pytest.raises(ValueError, match='frame_stack must be a positive'):
         pixel_settings('dm_control', 'cartpole', {'frame_stack': 0})
+
+
+def test_building_an_environment_resolves_its_pixel_settings_once(
+        monkeypatch):
+    """The settings are resolved once, and give both the adapter's frame
+    size and the wrapper's."""
+    from softlearning import environments
+    from softlearning.environments import pixels
+    resolved, adapter_kwargs = [], []
+
+    def counting_pixel_settings(*args):
+        resolved.append(args)
+        return pixel_settings(*args)
+
+    def adapter(universe, domain, task, kwargs):
+        adapter_kwargs.append(kwargs)
+        return CountingEnvironment()
+
+    monkeypatch.setattr(pixels, 'pixel_settings', counting_pixel_settings)
+    monkeypatch.setattr(environments, 'get_environment', adapter)
+    environment = environments.get_environment_from_params({
+        'universe': 'gym', 'domain': 'HalfCheetah', 'task': 'v5',
+        'kwargs': {'observation_keys': None}, 'pixels': {'image_size': 16}})
+    assert resolved == [('gym', 'HalfCheetah', {'image_size': 16})]
+    assert adapter_kwargs == [{'observation_keys': None,
+                               'render_mode': 'rgb_array', 'width': 16,
+                               'height': 16, 'camera_id': 0}]
+    assert isinstance(environment, Pixels)
+    assert (environment.image_size, environment.action_repeat) == (16, 4)
 
 
 RENDER_GYMNASIUM_MUJOCO = """
@@ -305,7 +334,7 @@ def test_pool_rebuilds_the_stacks_of_interleaved_actors():
         for stepper in steppers:
             batch = _collect(stepper, ZeroPolicy(), 3)
             transitions += batch
-            pool.add_samples(_stack_transitions(batch))
+            pool.add_samples(stack_transitions(batch))
     batch = pool.batch_by_indices(np.arange(len(transitions)))
     assert batch['observations']['pixels'].shape == (24, 8, 8, 9)
     for i, transition in enumerate(transitions):
@@ -331,10 +360,10 @@ def test_pool_checkpoint_pieces_restore_the_same_minibatches():
     pool = FrameReplayPool({'pixels': (8, 8, 9)}, (1,), max_size=16, seed=0)
     restored = FrameReplayPool({'pixels': (8, 8, 9)}, (1,), max_size=16,
                                seed=0)
-    pool.add_samples(_stack_transitions(_collect(stepper, ZeroPolicy(), 10)))
+    pool.add_samples(stack_transitions(_collect(stepper, ZeroPolicy(), 10)))
     restored.add_experience(pool.experience_since(0))
     # Continuing after the restore: the episode that was running goes on.
-    more = _stack_transitions(_collect(stepper, ZeroPolicy(), 9))
+    more = stack_transitions(_collect(stepper, ZeroPolicy(), 9))
     pool.add_samples(more)
     restored.add_samples(more)
     restored.set_state(pool.get_state())

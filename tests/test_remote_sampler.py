@@ -7,6 +7,7 @@ import pytest
 import ray
 
 from softlearning import environments, policies, replay_pools, samplers
+from softlearning.samplers import Sampler
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENVIRONMENT_PARAMS = {'universe': 'gym', 'domain': 'HalfCheetah',
@@ -54,6 +55,7 @@ def test_two_actors_fill_pool_from_differently_seeded_environments(
         ray_cluster):
     sampler, policy, exploration, pool = make_sampler()
     try:
+        assert isinstance(sampler, Sampler)
         sampler.sample(40, exploration)
         assert pool.size == 40 == sampler.total_samples
         seeds = [ray.get(actor.get_seed.remote()) for actor in sampler.actors]
@@ -119,7 +121,7 @@ def test_warm_up_acts_uniformly(ray_cluster):
 def test_killed_actor_is_replaced_and_sampling_goes_on(ray_cluster):
     sampler, policy, exploration, pool = make_sampler()
     try:
-        sampler.set_environment_state({'mass': 1.5})
+        sampler.set_physical_parameters({'mass': 1.5})
         sampler.sample(10, policy)
         old_actor = sampler.actors[0]
         ray.kill(old_actor)
@@ -127,13 +129,119 @@ def test_killed_actor_is_replaced_and_sampling_goes_on(ray_cluster):
         assert pool.size == 20
         assert sampler.actors[0] is not old_actor
         assert sampler.get_diagnostics()['actor-restarts'] == 1
-        # The replacement got the environment state and a new seed.
-        states = sampler.get_environment_states()
-        assert states == [{'mass': 1.5}, {'mass': 1.5}]
+        # The replacement got the physical parameters and a new seed.
+        values = sampler.get_physical_parameters()
+        assert values == [{'mass': 1.5}, {'mass': 1.5}]
         seeds = [ray.get(actor.get_seed.remote()) for actor in sampler.actors]
         assert len(set(seeds)) == 2
     finally:
         sampler.close()
+
+
+def test_state_of_the_layout_before_the_rename_restores(ray_cluster):
+    """Checkpoints written before the physical-parameter rename hold the
+    pushed values under 'environment_state'."""
+    sampler, policy, exploration, pool = make_sampler(num_samplers=1)
+    try:
+        sampler.set_physical_parameters({'mass': 1.5})
+        sampler.sample(5, exploration)
+        state = sampler.get_state()
+        old_layout = dict(state)
+        old_layout['environment_state'] = old_layout.pop(
+            'physical_parameters')
+    finally:
+        sampler.close()
+    restored, _, _, _ = make_sampler(num_samplers=1)
+    try:
+        restored.set_state(old_layout)
+        assert restored.get_physical_parameters() == [{'mass': 1.5}]
+        assert restored.get_state()['physical_parameters'] == {'mass': 1.5}
+        assert restored.total_samples == 5
+    finally:
+        restored.close()
+
+
+PENDULUM = {'universe': 'gym', 'domain': 'Pendulum', 'task': 'v1',
+            'kwargs': {}}
+
+
+def pendulum_actor_pool(**options):
+    from softlearning.samplers.actor_pool import ActorPool
+    return ActorPool(
+        1, {'environment_params': PENDULUM, 'policy_params': POLICY_PARAMS,
+            'exploration_policy_params': EXPLORATION_PARAMS,
+            'max_path_length': 10},
+        seed=3, cpus=0.5, actor_options=ACTOR_OPTIONS, **options)
+
+
+def test_dead_actor_is_replaced_and_the_call_retried_once(ray_cluster):
+    """The one retry helper every actor call goes through: an actor that
+    dies during a call is replaced (with a new seed) and the call is made
+    once more, on the replacement; one that dies every time fails the call
+    after MAX_ATTEMPTS."""
+    from softlearning.samplers import actor_pool
+
+    def die(worker):
+        os._exit(1)
+
+    replaced = []
+    pool = pendulum_actor_pool(on_replace=replaced.append)
+    pool.start()
+    try:
+        first_actor = pool.actors[0]
+        first_seed = ray.get(first_actor.get_seed.remote())
+        calls = []
+
+        def dies_the_first_time(actor):
+            calls.append(actor)
+            if len(calls) == 1:
+                return actor.__ray_call__.remote(die)
+            return actor.get_seed.remote()
+
+        seed = pool.call(0, dies_the_first_time)
+        assert calls == [first_actor, pool.actors[0]]  # retried once
+        assert pool.actors[0] is not first_actor
+        assert seed == pool.seed(0) != first_seed
+        assert pool.restarts == 1 and replaced == [0]
+
+        with pytest.raises(ray.exceptions.RayActorError):
+            pool.call(0, lambda actor: actor.__ray_call__.remote(die))
+        assert pool.restarts == 1 + actor_pool.MAX_ATTEMPTS - 1
+    finally:
+        pool.close()
+
+
+def test_rollout_and_an_actor_produce_the_same_episode(ray_cluster):
+    """A RemoteSampler's actor collects the episode ``rollout`` runs with
+    the actor's seed (and its exploration policy's, the seed + 1)."""
+    environment = environments.get_environment_from_params(PENDULUM)
+    policy = policies.get(POLICY_PARAMS, environment, seed=0)
+    exploration = policies.get(EXPLORATION_PARAMS, environment, seed=0)
+    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
+                             'config': {'max_size': 100}}, environment)
+    sampler = samplers.RemoteSampler(
+        max_path_length=20, num_samplers=1, sampler_cpus=0.5,
+        environment_params=PENDULUM, policy_params=POLICY_PARAMS,
+        exploration_policy_params=EXPLORATION_PARAMS, seed=4,
+        actor_options=ACTOR_OPTIONS)
+    sampler.initialize(environment, policy, pool)
+    try:
+        sampler.sample(20, exploration)
+        seed = ray.get(sampler.actors[0].get_seed.remote())
+    finally:
+        sampler.close()
+    path = samplers.rollout(
+        environments.get_environment_from_params(PENDULUM),
+        policies.get(EXPLORATION_PARAMS, environment, seed=seed + 1), 20,
+        seed=seed)
+    np.testing.assert_array_equal(
+        path['observations']['observations'],
+        pool.data['observations']['observations'][:20])
+    np.testing.assert_array_equal(path['actions'], pool.data['actions'][:20])
+    np.testing.assert_array_equal(path['rewards'], pool.data['rewards'][:20])
+    diagnostics = sampler.get_diagnostics()
+    assert (diagnostics['return-mean'], diagnostics['episode-length-max']) == (
+        path['return'], path['length'])
 
 
 def test_asynchronous_mode_reports_bounded_lag(ray_cluster):
@@ -151,7 +259,7 @@ def test_asynchronous_mode_reports_bounded_lag(ray_cluster):
 def test_mass_set_inside_each_actor_physics(ray_cluster):
     sampler, policy, exploration, pool = make_sampler()
     try:
-        sampler.set_environment_state({'mass/torso': 3.0})
+        sampler.set_physical_parameters({'mass/torso': 3.0})
 
         def torso_mass(worker):
             model = worker.environment.physical_parameters.model

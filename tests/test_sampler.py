@@ -1,9 +1,11 @@
 import numpy as np
 
+from softlearning import samplers
 from softlearning.environments import get_environment
 from softlearning.policies import UniformPolicy
 from softlearning.replay_pools import SimpleReplayPool
-from softlearning.samplers import SimpleSampler, rollouts
+from softlearning.samplers import (RemoteSampler, Sampler, SamplerWorker,
+                                   SimpleSampler, rollout, rollouts)
 
 
 def make(domain='Pendulum', task='v1', max_path_length=50):
@@ -97,3 +99,61 @@ def test_restored_sampler_continues_the_episode_exactly():
         np.testing.assert_array_equal(
             restored_pool.data['observations']['observations'][:40], expected)
         assert restored.get_diagnostics()['total-paths'] == 2
+
+
+def test_every_sampler_is_a_sampler():
+    assert all(issubclass(sampler_class, Sampler)
+               for sampler_class in samplers.SAMPLERS.values())
+    simple = SimpleSampler(max_path_length=10)
+    remote = RemoteSampler(  # no actors start before initialize
+        max_path_length=10, environment_params={'universe': 'gym'},
+        policy_params={'class_name': 'FeedforwardGaussianPolicy'})
+    assert isinstance(simple, Sampler) and isinstance(remote, Sampler)
+    # The base class's default: the algorithm evaluates on its own
+    # environment.
+    assert simple.evaluates_on_actors is False
+    assert remote.evaluates_on_actors is False
+
+
+PENDULUM = {'universe': 'gym', 'domain': 'Pendulum', 'task': 'v1',
+            'kwargs': {}}
+
+
+def assert_same_path(path, other):
+    for key, observations in path['observations'].items():
+        np.testing.assert_array_equal(observations,
+                                      other['observations'][key])
+    for key in ('actions', 'rewards', 'terminals'):
+        np.testing.assert_array_equal(path[key], other[key], err_msg=key)
+
+
+def test_rollout_and_the_samplers_produce_the_same_episode():
+    """Same seed, same policy: ``rollout``, SimpleSampler and a sampler
+    actor's body step the same episode (one episode loop)."""
+    env, _, pool, sampler = make(max_path_length=30)
+    sampler.sample(30)
+    path = rollout(get_environment('gym', 'Pendulum', 'v1'),
+                   UniformPolicy(env.observation_shapes, env.action_shape,
+                                 seed=0), 30, seed=0)
+    (sampled,) = sampler.last_n_paths
+    assert_same_path(path, sampled)
+    assert path['length'] == 30
+    assert path['return'] == sampler.get_diagnostics()['return-mean']
+    np.testing.assert_array_equal(
+        path['observations']['observations'],
+        pool.data['observations']['observations'][:30])
+
+    # A RemoteSampler actor's body (in this process): its exploration policy
+    # is seeded with its seed + 1.
+    worker = SamplerWorker(
+        PENDULUM, {'class_name': 'FeedforwardGaussianPolicy',
+                   'config': {'hidden_layer_sizes': (4,)}},
+        {'class_name': 'UniformPolicy', 'config': {}}, max_path_length=30,
+        seed=5)
+    batch = worker.sample(30, 'exploration')
+    path = rollout(get_environment('gym', 'Pendulum', 'v1'),
+                   UniformPolicy(env.observation_shapes, env.action_shape,
+                                 seed=6), 30, seed=5)
+    assert_same_path(path, batch['samples'])
+    assert batch['returns'] == [path['return']]
+    assert batch['lengths'] == [path['length']]

@@ -215,7 +215,7 @@ class RLAlgorithm:
     def _evaluate(self):
         if self._eval_n_episodes < 1:
             return {}
-        if getattr(self._sampler, 'evaluates_on_actors', False):
+        if self._sampler.evaluates_on_actors:
             # Pixel environments render in the sampler actors only; each
             # epoch's episodes start from their own seeds.
             returns, lengths = self._sampler.evaluate(
@@ -224,9 +224,10 @@ class RLAlgorithm:
                 + self._epoch * self._eval_n_episodes,
                 deterministic=self._eval_deterministic,
                 # The physical parameters a curriculum gave evaluation.
-                environment_state=(
+                physical_parameters=(
                     None if self._evaluation_environment is None
-                    else self._evaluation_environment.get_state()))
+                    else self._evaluation_environment
+                    .get_physical_parameters()))
             return path_statistics(returns, lengths)
         if self._evaluation_environment is None:
             return {}

@@ -6,9 +6,11 @@ semantics).
 """
 
 from .callback import CurriculumCallback
-from .randomization import EnvironmentStateSetter
+from .randomization import PhysicalParameterSetter
 from .schedule import (Curriculum, ParameterSchedule, load_curriculum_file,
                        validate_curriculum_spec)
+
+NONE_SUPPORTED = '(none: implement set_physical_parameters)'
 
 
 def get(spec, sampler, evaluation_environment=None):
@@ -19,7 +21,7 @@ def get(spec, sampler, evaluation_environment=None):
 def validate_for_environment(spec, environment):
     """Raises ValueError if ``environment`` cannot set a parameter of the
     curriculum, naming the valid ones."""
-    supported = tuple(environment.supported_state_keys)
+    supported = tuple(environment.supported_physical_parameters)
     unknown = [name for name in spec if name not in supported]
     if unknown:
         physical_parameters = getattr(environment, 'physical_parameters',
@@ -28,14 +30,15 @@ def validate_for_environment(spec, environment):
             physical_parameters.validate(unknown)  # the detailed message
         raise ValueError(
             f"Unknown curriculum parameter(s) {unknown} for {environment!r}"
-            f"; valid: {sorted(supported) or '(none: implement set_state)'}")
+            f"; valid: {sorted(supported) or NONE_SUPPORTED}")
 
 
-def _supported_state_keys(environment_params):
+def _supported_physical_parameters(environment_params):
     from softlearning.environments import get_environment_from_params
     environment = get_environment_from_params(environment_params)
     try:
-        return tuple(environment.supported_state_keys), repr(environment)
+        return (tuple(environment.supported_physical_parameters),
+                repr(environment))
     finally:
         environment.close()
 
@@ -50,7 +53,7 @@ def validate_for_environment_params(spec, environment_params):
     with concurrent.futures.ProcessPoolExecutor(
             1, mp_context=multiprocessing.get_context('spawn')) as executor:
         supported, description = executor.submit(
-            _supported_state_keys, environment_params).result()
+            _supported_physical_parameters, environment_params).result()
     _check_names(spec, supported, description)
 
 
@@ -59,10 +62,10 @@ def _check_names(spec, supported, description):
     if unknown:
         raise ValueError(
             f"Unknown curriculum parameter(s) {unknown} for {description}; "
-            f"valid: {', '.join(supported) or '(none: implement set_state)'}")
+            f"valid: {', '.join(supported) or NONE_SUPPORTED}")
 
 
-__all__ = ['Curriculum', 'CurriculumCallback', 'EnvironmentStateSetter',
+__all__ = ['Curriculum', 'CurriculumCallback', 'PhysicalParameterSetter',
            'ParameterSchedule', 'get', 'load_curriculum_file',
            'validate_curriculum_spec', 'validate_for_environment',
            'validate_for_environment_params']

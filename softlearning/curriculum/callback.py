@@ -6,9 +6,9 @@ from .schedule import Curriculum
 class CurriculumCallback:
     """At the start of every iteration (epoch), advances the curriculum and
     pushes the changed values to every sampler's environment (through
-    ``sampler.set_environment_state``; remote samplers forward them to their
-    actors) and to the evaluation environment. Returns the current values
-    as diagnostics under 'curriculum'."""
+    ``sampler.set_physical_parameters``; remote samplers forward them to
+    their actors) and to the evaluation environment. Returns the current
+    values as diagnostics under 'curriculum'."""
 
     def __init__(self, curriculum, sampler, evaluation_environment=None):
         if not isinstance(curriculum, Curriculum):
@@ -23,13 +23,13 @@ class CurriculumCallback:
     def __call__(self, algorithm, iteration):
         changed = self.curriculum.advance(iteration)
         if self._push_everything:
-            changed = self.curriculum.environment_state()
+            changed = self.curriculum.physical_parameters()
             self._push_everything = False
         if changed:
-            self._sampler.set_environment_state(changed)
+            self._sampler.set_physical_parameters(changed)
             if self._evaluation_environment is not None:
-                self._evaluation_environment.set_state(
-                    self.curriculum.evaluation_state(changed))
+                self._evaluation_environment.set_physical_parameters(
+                    self.curriculum.evaluation_physical_parameters(changed))
         return {'curriculum': self.curriculum.values()}
 
     def get_state(self):

@@ -1,6 +1,6 @@
-"""Applies environment state pushed by the curriculum inside a sampler.
+"""Applies the physical parameters pushed by the curriculum inside a sampler.
 
-A state value is either a number (set now, kept until changed) or a
+A value is either a number (set now, kept until changed) or a
 ``{'low': a, 'high': b}`` range, from which a value is drawn at the start of
 every episode (domain randomization). Samplers call ``before_reset()``
 before each ``environment.reset``.
@@ -13,33 +13,33 @@ def is_range(value):
     return isinstance(value, dict)
 
 
-class EnvironmentStateSetter:
+class PhysicalParameterSetter:
 
     def __init__(self, environment, seed=None):
         self._environment = environment
         self._ranges = {}
         self._np_random = np.random.default_rng(seed)
-        self._state = {}
+        self._values = {}
 
-    def set(self, state):
-        fixed = {key: value for key, value in state.items()
+    def set(self, values):
+        fixed = {key: value for key, value in values.items()
                  if not is_range(value)}
         for key in fixed:
             self._ranges.pop(key, None)
         self._ranges.update({key: (float(value['low']), float(value['high']))
-                             for key, value in state.items()
+                             for key, value in values.items()
                              if is_range(value)})
-        self._state.update(state)
+        self._values.update(values)
         if fixed:
-            self._environment.set_state(fixed)
+            self._environment.set_physical_parameters(fixed)
 
     def before_reset(self):
         if self._ranges:
-            self._environment.set_state({
+            self._environment.set_physical_parameters({
                 key: float(self._np_random.uniform(low, high))
                 for key, (low, high) in self._ranges.items()})
 
     @property
-    def state(self):
+    def values(self):
         """Everything set so far (ranges as ranges)."""
-        return dict(self._state)
+        return dict(self._values)

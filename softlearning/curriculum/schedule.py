@@ -138,7 +138,7 @@ class ParameterSchedule:
 
 class Curriculum:
     """All parameters' schedules; ``advance(i)`` at the start of iteration
-    ``i`` returns the environment state that changed."""
+    ``i`` returns the physical parameters that changed."""
 
     def __init__(self, spec):
         validate_curriculum_spec(spec)
@@ -152,21 +152,23 @@ class Curriculum:
     def advance(self, iteration):
         changed = [name for name, schedule in self.schedules.items()
                    if schedule.advance(iteration)]
-        return self._environment_state(changed)
+        return self._physical_parameters(changed)
 
-    def _environment_state(self, names):
+    def _physical_parameters(self, names):
         return {name: self.schedules[name].environment_value()
                 for name in names}
 
-    def environment_state(self):
+    def physical_parameters(self):
         """Every parameter that has a value now (for newly built envs)."""
-        return self._environment_state(
+        return self._physical_parameters(
             [name for name, schedule in self.schedules.items()
              if schedule.value is not None])
 
-    def evaluation_state(self, environment_state):
+    def evaluation_physical_parameters(self, names):
+        """The evaluation environment's values of the parameters ``names``
+        (a randomized parameter's center)."""
         return {name: self.schedules[name].evaluation_value()
-                for name in environment_state}
+                for name in names}
 
     def values(self):
         """{name: scheduled value}, NaN before a parameter's first entry."""

@@ -46,24 +46,26 @@ def get_environment(universe, domain, task, environment_kwargs=None):
 
 
 def get_environment_from_params(environment_params):
-    universe = environment_params['universe']
-    kwargs = dict(environment_params.get('kwargs', {}))
-    pixels = environment_params.get('pixels')
-    if pixels:
-        from .pixels import adapter_kwargs, pixel_settings
-        pixels = pixel_settings(universe, environment_params['domain'],
-                                pixels)
-        kwargs.update(adapter_kwargs(universe, pixels))
+    if environment_params.get('pixels'):
+        # pixels.py resolves the settings once, and builds the rest with
+        # the frame size they give.
+        from .pixels import build_pixel_environment
+        return build_pixel_environment(environment_params,
+                                       _state_environment_from_params)
+    return _state_environment_from_params(environment_params)
+
+
+def _state_environment_from_params(environment_params, extra_kwargs=None):
+    """The adapter (with ``extra_kwargs`` over the params' kwargs), wrapped
+    for partial observations if the params ask for them."""
+    kwargs = {**environment_params.get('kwargs', {}), **(extra_kwargs or {})}
     environment = get_environment(
-        universe, environment_params['domain'], environment_params['task'],
-        kwargs)
+        environment_params['universe'], environment_params['domain'],
+        environment_params['task'], kwargs)
     pomdp = environment_params.get('pomdp')
     if pomdp:
         from .partial_observation import PartiallyObserved
         environment = PartiallyObserved(environment, **pomdp)
-    if pixels:
-        from .pixels import Pixels
-        environment = Pixels(environment, **pixels)
     return environment
 
 

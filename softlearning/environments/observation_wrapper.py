@@ -3,7 +3,7 @@
 
 A subclass sets ``self._observation_space`` and implements ``reset``,
 ``step`` and the episode state; everything else (actions, rendering,
-physical parameters, the curriculum's state) is the wrapped adapter's.
+the physical parameters the curriculum sets) is the wrapped adapter's.
 """
 
 

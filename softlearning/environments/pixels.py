@@ -21,10 +21,11 @@ wrapper only to read its observation and action spaces; it never resets or
 steps it.
 
 A variant asks for this with ``environment_params[...]['pixels'] = {...}`` (the
-CLI's ``--observation pixels``); ``get_environment_from_params`` wraps the
-adapter. The per-domain action repeats below are those of the pixel-SAC
-literature (PlaNet, SAC-AE, DrQ): they set how many simulator steps one
-policy step covers.
+CLI's ``--observation pixels``); ``get_environment_from_params`` hands the
+building to ``build_pixel_environment``, which resolves the settings once
+and wraps the adapter. The per-domain action repeats below are those of the
+pixel-SAC literature (PlaNet, SAC-AE, DrQ): they set how many simulator
+steps one policy step covers.
 """
 
 import collections
@@ -121,6 +122,19 @@ def check_offscreen_rendering():
             "MUJOCO_GL=egl on a machine with a GPU.")
 
 
+def build_pixel_environment(environment_params, build_state_environment):
+    """The environment of ``environment_params`` (which have a 'pixels'
+    entry) observing frames. Its settings are resolved here, once: they give
+    the adapter's frame size (``build_state_environment(params,
+    extra_adapter_kwargs)`` builds what is wrapped) and the wrapper's."""
+    universe = environment_params['universe']
+    settings = pixel_settings(universe, environment_params['domain'],
+                              environment_params[PIXELS])
+    environment = build_state_environment(
+        environment_params, adapter_kwargs(universe, settings))
+    return Pixels(environment, **settings)
+
+
 def adapter_kwargs(universe, settings):
     """What the adapter itself needs to render at this size: gymnasium's
     MuJoCo environments fix the frame size when they are made."""
@@ -134,8 +148,8 @@ def adapter_kwargs(universe, settings):
 class Pixels(ObservationWrapper):
     """An environment adapter observing rendered frames (module docstring).
 
-    Everything but observations and steps (action spaces, physical
-    parameters, the curriculum's state) is the wrapped adapter's."""
+    Everything but observations and steps (action spaces, the physical
+    parameters the curriculum sets) is the wrapped adapter's."""
 
     def __init__(self, environment, image_size=84, frame_stack=3,
                  action_repeat=1, pixels_only=True, camera_id=0):

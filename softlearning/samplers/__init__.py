@@ -1,12 +1,16 @@
 """Samplers: ``get({'class_name': ..., 'config': {...}})``.
 
-SimpleSampler steps one environment in the learner's process;
-RemoteSampler steps ``num_samplers`` Ray actors in parallel.
+Every sampler is a ``Sampler`` (base_sampler.py). SimpleSampler steps one
+environment in the learner's process; RemoteSampler steps ``num_samplers``
+Ray actors in parallel (remote_sampler.py; the actors run SamplerWorker,
+sampler_worker.py, started and replaced by actor_pool.py).
 """
 
 from softlearning.utils.registry import lookup
 
-from .remote_sampler import RemoteSampler, SamplerWorker
+from .base_sampler import Sampler
+from .remote_sampler import RemoteSampler
+from .sampler_worker import SamplerWorker
 from .simple_sampler import SimpleSampler
 from .utils import path_statistics, rollout, rollouts
 
@@ -25,10 +29,10 @@ def get_from_variant(variant, **kwargs):
     """The variant's sampler. Samplers that rebuild components elsewhere
     (remote actors) also get the params they rebuild them from."""
     params = variant['sampler_params']
-    sampler_class = _sampler_class(params)
-    extra = getattr(sampler_class, 'params_from_variant', None)
-    return get(params, **(extra(variant) if extra else {}), **kwargs)
+    extra = _sampler_class(params).params_from_variant(variant)
+    return get(params, **extra, **kwargs)
 
 
-__all__ = ['RemoteSampler', 'SamplerWorker', 'SimpleSampler', 'get',
-           'get_from_variant', 'path_statistics', 'rollout', 'rollouts']
+__all__ = ['RemoteSampler', 'Sampler', 'SamplerWorker', 'SimpleSampler',
+           'get', 'get_from_variant', 'path_statistics', 'rollout',
+           'rollouts']

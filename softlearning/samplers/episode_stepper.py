@@ -1,26 +1,38 @@
 """The per-episode loop every sampler shares.
 
-``SimpleSampler`` (in the learner's process) and ``SamplerWorker`` (in Ray
-actors) both step one environment episode after episode with an
-``EpisodeStepper``. It resets the environment when an episode ends (the
-first reset with the sampler's seed, later ones continuing the
-environment's own RNG, each after the curriculum's per-episode draws), caps
-episodes at ``max_path_length`` (a truncation: the transition still
-bootstraps), and keeps the running episode's observation, return and
-length. Per-episode state that agents add belongs here, so both samplers
-get it: a recurrent policy's LSTM state (``policy_state``, None at each
-episode's start, see ``BasePolicy.step``), and each transition's episode id
-and step within the episode, from which a sequence pool tells where episodes
-begin and end (replay_pools/sequence_replay_pool.py).
+``SimpleSampler`` (in the learner's process), ``SamplerWorker`` (in Ray
+actors) and ``rollout`` (evaluation, ``softlearning simulate``) all step an
+environment with an ``EpisodeStepper``. It resets the environment when an
+episode ends (the first reset with the sampler's seed, later ones
+continuing the environment's own RNG, each after the curriculum's
+per-episode draws), caps episodes at ``max_path_length`` (a truncation: the
+transition still bootstraps), and keeps the running episode's observation,
+return and length. Per-episode state that agents add belongs here, so every
+sampler gets it: a recurrent policy's LSTM state (``policy_state``, None at
+each episode's start, see ``BasePolicy.step``), and each transition's
+episode id and step within the episode, from which a sequence pool tells
+where episodes begin and end (replay_pools/sequence_replay_pool.py).
+
+``stack_transitions`` turns the transitions into arrays, for the pool (a
+batch) or as a path (a finished episode).
 """
 
 import collections
 
-from softlearning.curriculum.randomization import EnvironmentStateSetter
+import numpy as np
+
+from softlearning.curriculum.randomization import PhysicalParameterSetter
 
 Transition = collections.namedtuple(
     'Transition',
     'observation action reward terminated next_observation episode step')
+
+# What a path holds: a path's transitions may be just their first four
+# entries (SimpleSampler's checkpointed running path is).
+PATH_FIELDS = ('observations', 'actions', 'rewards', 'terminals')
+# What a batch for ``pool.add_samples`` holds.
+BATCH_FIELDS = PATH_FIELDS + ('next_observations', 'episodes',
+                              'episode_steps')
 
 # Episode ids: the stepper's seed (distinct per sampler actor) above, its
 # count of finished episodes below.
@@ -34,25 +46,29 @@ class EpisodeStepper:
         self.max_path_length = int(max_path_length)
         self._seed = seed
         # Curriculum values (numbers, or ranges drawn every episode).
-        self.environment_state = EnvironmentStateSetter(environment,
-                                                        seed=seed)
+        self.physical_parameters = PhysicalParameterSetter(environment,
+                                                           seed=seed)
         self.observation = None  # None: the next step starts an episode
         self.policy_state = None
         self.path_length = 0
         self.path_return = 0.0
         self.num_paths = 0
 
-    def _reset(self):
+    def start_episode(self):
+        """Resets the environment unless an episode is running (``step``
+        does it too; ``rollout`` calls it first to render the first
+        frame)."""
+        if self.observation is not None:
+            return
         seed = self._seed if self.num_paths == 0 else None
-        self.environment_state.before_reset()
+        self.physical_parameters.before_reset()
         self.observation = self.environment.reset(seed=seed)
 
     def step(self, policy):
         """One environment step with ``policy``. Returns the transition and,
         when this step ended the episode, its (return, length), else None.
         ``terminated`` is true only for a true termination."""
-        if self.observation is None:
-            self._reset()
+        self.start_episode()
         observation = self.observation
         action, self.policy_state = policy.step(observation,
                                                 self.policy_state)
@@ -111,3 +127,30 @@ class EpisodeStepper:
             self._start_new_episode()
             return False
         return True
+
+
+def _stack_observations(observations):
+    return {key: np.stack([o[key] for o in observations])
+            for key in observations[0]}
+
+
+def stack_transitions(transitions, fields=BATCH_FIELDS):
+    """The transitions' ``fields`` as arrays: observations as dicts of
+    stacked arrays, rewards and terminals as float32 columns, episode ids and
+    steps as int64."""
+    columns = list(zip(*transitions))
+    stack = {
+        'observations': lambda: _stack_observations(columns[0]),
+        # Policies act in float32; a float64 action would only double the
+        # batch the pool stores as float32 anyway.
+        'actions': lambda: np.stack(columns[1]).astype(np.float32),
+        'rewards': lambda: np.asarray(columns[2], dtype=np.float32)[:, None],
+        # Only true terminations: a time limit still bootstraps.
+        'terminals': lambda: np.asarray(columns[3],
+                                        dtype=np.float32)[:, None],
+        'next_observations': lambda: _stack_observations(columns[4]),
+        # Where episodes begin and end, for sequence pools.
+        'episodes': lambda: np.asarray(columns[5], dtype=np.int64),
+        'episode_steps': lambda: np.asarray(columns[6], dtype=np.int64),
+    }
+    return {field: stack[field]() for field in fields}

@@ -2,43 +2,29 @@
 
 import collections
 
-import numpy as np
-
-from .episode_stepper import EpisodeStepper
-from .utils import epoch_path_statistics
+from .base_sampler import Sampler
+from .episode_stepper import PATH_FIELDS, EpisodeStepper, stack_transitions
 
 
-class SimpleSampler:
+class SimpleSampler(Sampler):
 
     def __init__(self, max_path_length, store_last_n_paths=10, seed=None):
-        self._max_path_length = int(max_path_length)
-        self._store_last_n_paths = store_last_n_paths
-        self._seed = seed
-        self.environment = self.policy = self.pool = None
+        super().__init__(max_path_length, store_last_n_paths, seed)
         self._last_n_paths = collections.deque(maxlen=store_last_n_paths)
-        self._recent_returns = collections.deque(maxlen=store_last_n_paths)
-        self._recent_lengths = collections.deque(maxlen=store_last_n_paths)
-        self._epoch_returns, self._epoch_lengths = [], []
-        self._current_path = []  # the running episode's transitions
-        self._total_samples = 0
+        # The running episode's (observation, action, reward, terminated).
+        self._current_path = []
         self._stepper = None
 
     def initialize(self, environment, policy, pool):
-        self.environment, self.policy, self.pool = environment, policy, pool
+        super().initialize(environment, policy, pool)
         self._stepper = EpisodeStepper(environment, self._max_path_length,
                                        seed=self._seed)
 
-    def set_environment_state(self, state):
-        """Physical parameters for the environment (see curriculum/): numbers
-        apply now, {'low', 'high'} ranges are drawn from every episode."""
-        self._stepper.environment_state.set(state)
+    def set_physical_parameters(self, values):
+        self._stepper.physical_parameters.set(values)
 
-    def set_policy(self, policy):
-        self.policy = policy
-
-    @property
-    def total_samples(self):
-        return self._total_samples
+    def get_physical_parameters(self):
+        return [self.environment.get_physical_parameters()]
 
     @property
     def last_n_paths(self):
@@ -58,64 +44,46 @@ class SimpleSampler:
         self.pool.add_sample(*transition)
         self._current_path.append(transition[:4])
         if finished is not None:
-            self._finish_path(*finished)
-
-    def _finish_path(self, path_return, path_length):
-        observations, actions, rewards, terminals = zip(*self._current_path)
-        self._last_n_paths.append({
-            'observations': {key: np.stack([o[key] for o in observations])
-                             for key in observations[0]},
-            'actions': np.stack(actions),
-            'rewards': np.asarray(rewards, dtype=np.float32)[:, None],
-            'terminals': np.asarray(terminals, dtype=np.float32)[:, None],
-        })
-        for returns, lengths in ((self._recent_returns, self._recent_lengths),
-                                 (self._epoch_returns, self._epoch_lengths)):
-            returns.append(path_return)
-            lengths.append(path_length)
-        self._current_path = []
+            self._last_n_paths.append(
+                stack_transitions(self._current_path, PATH_FIELDS))
+            self._episodes.add(*finished)
+            self._current_path = []
 
     # Checkpoint state ------------------------------------------------------
-
-    _STATE_ATTRIBUTES = ('_current_path', '_total_samples', '_epoch_returns',
-                         '_epoch_lengths')
-    _STATE_DEQUES = ('_last_n_paths', '_recent_returns', '_recent_lengths')
+    #
+    # The layout (attribute names as keys) is that of checkpoints written
+    # before the sampler base class; keep it.
 
     def get_state(self):
         """Everything needed to continue the current path (see
         ``EpisodeStepper.get_state``)."""
-        state = {name: getattr(self, name) for name in self._STATE_ATTRIBUTES}
-        state.update({name: list(getattr(self, name))
-                      for name in self._STATE_DEQUES})
-        state['stepper'] = self._stepper.get_state()
-        return state
+        episodes = self._episodes
+        return {
+            '_current_path': self._current_path,
+            '_total_samples': self._total_samples,
+            '_epoch_returns': episodes.epoch_returns,
+            '_epoch_lengths': episodes.epoch_lengths,
+            '_last_n_paths': list(self._last_n_paths),
+            '_recent_returns': list(episodes.recent_returns),
+            '_recent_lengths': list(episodes.recent_lengths),
+            'stepper': self._stepper.get_state(),
+        }
 
     def set_state(self, state):
         if 'stepper' not in state:
             state = _from_layout_without_stepper(state)
-        for name in self._STATE_ATTRIBUTES:
-            setattr(self, name, state[name])
-        for name in self._STATE_DEQUES:
-            getattr(self, name).clear()
-            getattr(self, name).extend(state[name])
+        self._current_path = state['_current_path']
+        self._total_samples = state['_total_samples']
+        self._last_n_paths.clear()
+        self._last_n_paths.extend(state['_last_n_paths'])
+        episodes = self._episodes
+        episodes.epoch_returns = state['_epoch_returns']
+        episodes.epoch_lengths = state['_epoch_lengths']
+        episodes.set_recent(state['_recent_returns'],
+                            state['_recent_lengths'])
+        episodes.num_paths = state['stepper']['num_paths']
         if not self._stepper.set_state(state['stepper']):
             self._current_path = []  # the environment could not resume it
-
-    def close(self):
-        """Nothing to release: the environment belongs to the caller."""
-
-    def start_epoch(self):
-        """Begins a new window of training-path statistics."""
-        self._epoch_returns, self._epoch_lengths = [], []
-
-    def get_diagnostics(self):
-        """Statistics of the paths finished this epoch, or of the last few
-        paths when none finished this epoch (episodes longer than epochs)."""
-        stats = epoch_path_statistics(
-            self._epoch_returns, self._epoch_lengths,
-            self._recent_returns, self._recent_lengths)
-        stats['total-paths'] = self._stepper.num_paths if self._stepper else 0
-        return stats
 
 
 def _from_layout_without_stepper(state):

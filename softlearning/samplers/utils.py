@@ -1,6 +1,10 @@
 """Rollouts and path statistics shared by samplers and evaluation."""
 
+import collections
+
 import numpy as np
+
+from .episode_stepper import PATH_FIELDS, EpisodeStepper, stack_transitions
 
 STATISTIC_KEYS = ('return-mean', 'return-min', 'return-max', 'return-std',
                   'episode-length-mean', 'episode-length-min',
@@ -27,46 +31,63 @@ def path_statistics(returns, lengths):
     }
 
 
-def epoch_path_statistics(epoch_returns, epoch_lengths, recent_returns,
-                          recent_lengths):
-    """Statistics of the paths finished this epoch, or of the last few
-    paths when none finished this epoch (episodes longer than epochs)."""
-    if epoch_returns:
-        return path_statistics(epoch_returns, epoch_lengths)
-    return path_statistics(recent_returns, recent_lengths)
+class EpisodeLog:
+    """Returns and lengths of finished episodes, for a sampler's
+    diagnostics: this epoch's, and the last few (reported in epochs in which
+    none finished: episodes longer than epochs)."""
+
+    def __init__(self, store_last_n_paths=10):
+        self.recent_returns = collections.deque(maxlen=store_last_n_paths)
+        self.recent_lengths = collections.deque(maxlen=store_last_n_paths)
+        self.epoch_returns, self.epoch_lengths = [], []
+        self.num_paths = 0
+
+    def add(self, path_return, length):
+        for returns, lengths in ((self.recent_returns, self.recent_lengths),
+                                 (self.epoch_returns, self.epoch_lengths)):
+            returns.append(path_return)
+            lengths.append(length)
+        self.num_paths += 1
+
+    def start_epoch(self):
+        self.epoch_returns, self.epoch_lengths = [], []
+
+    def set_recent(self, returns, lengths):
+        """The last few episodes, from a checkpoint."""
+        for deque, values in ((self.recent_returns, returns),
+                              (self.recent_lengths, lengths)):
+            deque.clear()
+            deque.extend(values)
+
+    def statistics(self):
+        """Statistics of the paths finished this epoch, or of the last few
+        paths when none finished this epoch, and the count of all paths."""
+        if self.epoch_returns:
+            stats = path_statistics(self.epoch_returns, self.epoch_lengths)
+        else:
+            stats = path_statistics(self.recent_returns, self.recent_lengths)
+        stats['total-paths'] = self.num_paths
+        return stats
 
 
 def rollout(environment, policy, path_length, render_kwargs=None, seed=None):
-    """Runs one episode (at most ``path_length`` steps) and returns the path
-    as a dict of stacked arrays plus its return and length. With
-    ``render_kwargs`` it also renders a frame after every step."""
-    observation = environment.reset(seed=seed)
-    observations, actions, rewards, terminals, frames = [], [], [], [], []
+    """Runs one episode (at most ``path_length`` steps, the first reset with
+    ``seed``) and returns the path as a dict of stacked arrays plus its
+    return and length. With ``render_kwargs`` it also renders a frame after
+    the reset and after every step."""
+    stepper = EpisodeStepper(environment, path_length, seed=seed)
+    stepper.start_episode()
+    frames = []
     if render_kwargs is not None:
         frames.append(environment.render(**render_kwargs))
-    policy_state = None  # a recurrent policy's, from the zero state
-    for _ in range(path_length):
-        action, policy_state = policy.step(observation, policy_state)
-        next_observation, reward, terminated, truncated, _ = environment.step(
-            action)
-        observations.append(observation)
-        actions.append(action)
-        rewards.append(reward)
-        terminals.append(terminated)
+    transitions, finished = [], None
+    while finished is None:
+        transition, finished = stepper.step(policy)
+        transitions.append(transition)
         if render_kwargs is not None:
             frames.append(environment.render(**render_kwargs))
-        observation = next_observation
-        if terminated or truncated:
-            break
-    path = {
-        'observations': {key: np.stack([o[key] for o in observations])
-                         for key in observations[0]},
-        'actions': np.stack(actions),
-        'rewards': np.asarray(rewards, dtype=np.float32)[:, None],
-        'terminals': np.asarray(terminals, dtype=np.float32)[:, None],
-        'return': float(np.sum(rewards)),
-        'length': len(rewards),
-    }
+    path = stack_transitions(transitions, PATH_FIELDS)
+    path['return'], path['length'] = float(finished[0]), finished[1]
     if render_kwargs is not None:
         path['frames'] = np.stack(frames)
     return path

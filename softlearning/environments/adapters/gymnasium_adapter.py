@@ -2,6 +2,7 @@
 
 import importlib
 import sys
+import warnings
 
 import gymnasium as gym
 import numpy as np
@@ -22,6 +23,32 @@ def _is_legacy_mujoco_py(spec):
 
 def _version(env_id):
     return gym.envs.registration.parse_env_id(env_id)[2]
+
+
+# The attributes of a user's environment with its own physical parameters
+# (supported names, setter, getter), and the names they had before (kept for
+# one release).
+OWN_PARAMETER_NAMES = ('supported_physical_parameters',
+                       'set_physical_parameters', 'get_physical_parameters')
+DEPRECATED_OWN_PARAMETER_NAMES = ('supported_state_keys', 'set_state',
+                                  'get_state')
+
+
+def own_parameter_names(env):
+    """Which names ``env`` defines its own physical parameters under, or
+    None. (gymnasium's MuJoCo environments have a ``set_state(qpos, qvel)``
+    of their own: only ``supported_state_keys`` marks the old names.)"""
+    if hasattr(env, OWN_PARAMETER_NAMES[0]):
+        return OWN_PARAMETER_NAMES
+    if hasattr(env, DEPRECATED_OWN_PARAMETER_NAMES[0]):
+        warnings.warn(
+            f"{type(env).__name__}: supported_state_keys, set_state and "
+            "get_state are deprecated names of an environment's physical "
+            "parameters; rename them supported_physical_parameters, "
+            "set_physical_parameters and get_physical_parameters.",
+            DeprecationWarning, stacklevel=3)
+        return DEPRECATED_OWN_PARAMETER_NAMES
+    return None
 
 
 def _is_pybullet(spec):
@@ -145,38 +172,48 @@ class GymnasiumAdapter(SoftlearningEnv):
     # Physical parameters -------------------------------------------------
     #
     # Your own gymnasium environment takes part in the curriculum by defining
-    # ``supported_state_keys`` and ``set_state(dict)`` (and, optionally,
-    # ``get_state()``); the adapter forwards to them. Otherwise MuJoCo
-    # environments get the built-in mass/friction/damping multipliers.
+    # ``supported_physical_parameters`` and ``set_physical_parameters(dict)``
+    # (and, optionally, ``get_physical_parameters()``); the adapter forwards
+    # to them. Otherwise MuJoCo environments get the built-in
+    # mass/friction/damping multipliers.
 
-    def _own_parameters_env(self):
-        unwrapped = self._env.unwrapped
-        return (unwrapped if hasattr(unwrapped, 'supported_state_keys')
-                else None)
+    def _own_parameters(self):
+        """(environment, its (supported, set, get) attribute names) when the
+        environment defines its own parameters, else None. Checked once: an
+        environment written against the old names warns once."""
+        if not hasattr(self, '_own_parameter_names'):
+            self._own_parameter_names = own_parameter_names(
+                self._env.unwrapped)
+        if self._own_parameter_names is None:
+            return None
+        return self._env.unwrapped, self._own_parameter_names
 
     @property
-    def supported_state_keys(self):
-        env = self._own_parameters_env()
-        if env is None:
-            return super().supported_state_keys
-        return tuple(env.supported_state_keys)
+    def supported_physical_parameters(self):
+        own = self._own_parameters()
+        if own is None:
+            return super().supported_physical_parameters
+        env, (supported, _, _) = own
+        return tuple(getattr(env, supported))
 
-    def set_state(self, state):
-        env = self._own_parameters_env()
-        if env is None:
-            return super().set_state(state)
-        unknown = sorted(set(state) - set(env.supported_state_keys))
+    def set_physical_parameters(self, values):
+        own = self._own_parameters()
+        if own is None:
+            return super().set_physical_parameters(values)
+        env, (supported, setter, _) = own
+        unknown = sorted(set(values) - set(getattr(env, supported)))
         if unknown:
             raise ValueError(
                 f"Unknown physical parameter(s) {unknown} for "
-                f"{self._describe()}; valid: {list(env.supported_state_keys)}")
-        env.set_state(dict(state))
+                f"{self._describe()}; valid: {list(getattr(env, supported))}")
+        getattr(env, setter)(dict(values))
 
-    def get_state(self):
-        env = self._own_parameters_env()
-        if env is None:
-            return super().get_state()
-        return dict(env.get_state()) if hasattr(env, 'get_state') else {}
+    def get_physical_parameters(self):
+        own = self._own_parameters()
+        if own is None:
+            return super().get_physical_parameters()
+        env, (_, _, getter) = own
+        return dict(getattr(env, getter)()) if hasattr(env, getter) else {}
 
     @property
     def physical_parameters(self):

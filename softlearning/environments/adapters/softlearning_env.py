@@ -8,9 +8,13 @@ Adapters wrap gymnasium, dm_control and pybullet environments so that
 - ``step`` returns ``(observation, reward, terminated, truncated, info)`` with
   terminated (a true end: do not bootstrap) and truncated (a time limit:
   bootstrap) kept apart;
-- physical parameters can be read and set with ``get_state``/``set_state``,
-  which the domain-randomization curriculum uses.
+- physical parameters can be read and set with ``get_physical_parameters``/
+  ``set_physical_parameters``, which the domain-randomization curriculum
+  uses. (``get_state``/``set_state`` mean checkpoint state everywhere else:
+  pools, samplers, the curriculum's schedule.)
 """
+
+import warnings
 
 import numpy as np
 from gymnasium import spaces
@@ -18,6 +22,12 @@ from gymnasium import spaces
 
 def normalized_action_space(shape):
     return spaces.Box(low=-1.0, high=1.0, shape=shape, dtype=np.float32)
+
+
+# Old name -> new name of the physical-parameter accessors.
+RENAMED = {'supported_state_keys': 'supported_physical_parameters',
+           'get_state': 'get_physical_parameters',
+           'set_state': 'set_physical_parameters'}
 
 
 class SoftlearningEnv:
@@ -119,35 +129,36 @@ class SoftlearningEnv:
 
     # Physical parameters (domain randomization) --------------------------
 
-    def get_state(self):
-        """Current physical parameters set with ``set_state``, as a dict
-        ``{name: multiplier}``."""
+    def get_physical_parameters(self):
+        """Current physical parameters set with ``set_physical_parameters``,
+        as a dict ``{name: multiplier}``."""
         parameters = self.physical_parameters
         return {} if parameters is None else parameters.get()
 
-    def set_state(self, state):
+    def set_physical_parameters(self, values):
         """Set physical parameters from a dict ``{name: value}``.
 
-        The built-in adapters support the keys in ``supported_state_keys``
-        (see physical_parameters.py: 'mass', 'friction', 'damping' as
-        multipliers for all elements, or 'mass/<body>' etc. for one);
-        anything else is a clear error. Your own environment takes part in
-        the curriculum by overriding this method (and
-        ``supported_state_keys``).
+        The built-in adapters support the keys in
+        ``supported_physical_parameters`` (see physical_parameters.py:
+        'mass', 'friction', 'damping' as multipliers for all elements, or
+        'mass/<body>' etc. for one); anything else is a clear error. Your
+        own environment takes part in the curriculum by overriding this
+        method (and ``supported_physical_parameters``).
         """
-        if not state:
+        if not values:
             return
         parameters = self.physical_parameters
         if parameters is None:
             raise ValueError(
                 f"{type(self).__name__} ({self.universe}/{self.domain}/"
                 f"{self.task}) has no settable physical parameters "
-                f"{sorted(state)}; supported: "
-                f"{sorted(self.supported_state_keys)}")
-        parameters.set(state)
+                f"{sorted(values)}; supported: "
+                f"{sorted(self.supported_physical_parameters)}")
+        parameters.set(values)
 
     @property
-    def supported_state_keys(self):
+    def supported_physical_parameters(self):
+        """The names ``set_physical_parameters`` accepts."""
         parameters = self.physical_parameters
         return () if parameters is None else parameters.supported_keys
 
@@ -155,6 +166,40 @@ class SoftlearningEnv:
     def physical_parameters(self):
         """A PhysicalParameters of the simulator, or None (no parameters)."""
         return None
+
+    # The names before ``*_physical_parameters`` (one release) ------------
+
+    def __init_subclass__(cls, **kwargs):
+        """An environment class written against the old names
+        (``supported_state_keys``, ``get_state``/``set_state`` meaning
+        physical parameters) keeps working, with a DeprecationWarning."""
+        super().__init_subclass__(**kwargs)
+        for old, new in RENAMED.items():
+            if old in vars(cls) and new not in vars(cls):
+                warnings.warn(
+                    f"{cls.__name__}.{old} is deprecated: name it {new} "
+                    "(get_state/set_state mean checkpoint state).",
+                    DeprecationWarning, stacklevel=2)
+                setattr(cls, new, vars(cls)[old])
+
+    @property
+    def supported_state_keys(self):
+        warnings.warn("supported_state_keys is deprecated: use "
+                      "supported_physical_parameters", DeprecationWarning,
+                      stacklevel=2)
+        return self.supported_physical_parameters
+
+    def get_state(self):
+        warnings.warn("an environment's get_state is deprecated: use "
+                      "get_physical_parameters", DeprecationWarning,
+                      stacklevel=2)
+        return self.get_physical_parameters()
+
+    def set_state(self, values):
+        warnings.warn("an environment's set_state is deprecated: use "
+                      "set_physical_parameters", DeprecationWarning,
+                      stacklevel=2)
+        return self.set_physical_parameters(values)
 
     def _describe(self):
         return f"{self.universe}/{self.domain}/{self.task}"

@@ -1,0 +1,129 @@
+"""The body of a sampler actor: one environment and its policies.
+
+A ``RemoteSampler`` runs one ``SamplerWorker`` per Ray actor. It builds its
+environment and policies from *params* (the variant's), never from pickled
+objects, so actors start on any node.
+
+Nothing here may import TensorFlow: actors act with the numpy versions of
+the policies (softlearning/policies/numpy_policies.py), which load the
+learner's ``get_weights()`` list. That keeps actors light and lets them
+render observations with OSMesa, which cannot share a process with
+TensorFlow (see softlearning/environments/rendering.py).
+"""
+
+from .episode_stepper import EpisodeStepper, stack_transitions
+from .utils import rollout
+
+
+class SamplerWorker:
+    """One environment and its policies; the body of a sampler actor."""
+
+    def __init__(self, environment_params, policy_params,
+                 exploration_policy_params, max_path_length, seed=None,
+                 evaluation_environment_params=None, encoder_params=None):
+        from softlearning import environments
+        from softlearning.environments import rendering
+        from softlearning.policies.numpy_policies import get_numpy_policy
+        if rendering.renders_observations(environment_params):
+            # Before the simulator's import, which reads MUJOCO_GL.
+            rendering.configure_offscreen_rendering()
+        self.environment = environments.get_environment_from_params(
+            environment_params)
+        self.policies = {
+            'policy': get_numpy_policy(policy_params, self.environment,
+                                       seed=seed,
+                                       encoder_params=encoder_params),
+            'exploration': get_numpy_policy(
+                exploration_policy_params, self.environment,
+                seed=None if seed is None else seed + 1),
+        }
+        # Built on the first ``evaluate``.
+        self._evaluation_environment_params = evaluation_environment_params
+        self._evaluation_environment = None
+        self._max_path_length = int(max_path_length)
+        self._stepper = EpisodeStepper(self.environment, max_path_length,
+                                       seed=seed)
+        self._seed = seed
+        self._weights_version = -1
+
+    # Control ---------------------------------------------------------------
+
+    def set_weights(self, weights, version=None):
+        self.policies['policy'].set_weights(weights)
+        self._weights_version = version
+
+    def get_weights(self):
+        return self.policies['policy'].get_weights()
+
+    def set_physical_parameters(self, values):
+        self._stepper.physical_parameters.set(values)
+
+    def get_physical_parameters(self):
+        return self.environment.get_physical_parameters()
+
+    def get_seed(self):
+        return self._seed
+
+    # Checkpoint state --------------------------------------------------------
+
+    def get_state(self):
+        """The running episode (observation, counters, the simulator's state
+        where it can save one, a recurrent policy's LSTM state) and the
+        policies' random states."""
+        return {'stepper': self._stepper.get_state(),
+                'np_random': {name: policy.get_np_random_state()
+                              for name, policy in self.policies.items()}}
+
+    def set_state(self, state):
+        for name, random_state in state['np_random'].items():
+            self.policies[name].set_np_random_state(random_state)
+        return self._stepper.set_state(state['stepper'])
+
+    # Collection ------------------------------------------------------------
+
+    def sample(self, n_steps, policy_name='policy', weights=None,
+               version=None):
+        """Takes ``n_steps`` steps; returns the transitions as one batch
+        plus the returns/lengths of the paths that finished."""
+        if weights is not None:
+            self.set_weights(weights, version)
+        policy = self.policies[policy_name]
+        transitions, returns, lengths = [], [], []
+        for _ in range(n_steps):
+            transition, finished = self._stepper.step(policy)
+            transitions.append(transition)
+            if finished is not None:
+                returns.append(finished[0])
+                lengths.append(finished[1])
+        return {
+            'samples': stack_transitions(transitions),
+            'returns': returns,
+            'lengths': lengths,
+            'version': (self._weights_version if policy_name == 'policy'
+                        else None),
+        }
+
+    def evaluate(self, episode_seeds, deterministic=True, weights=None,
+                 physical_parameters=None):
+        """One episode of the evaluation environment per seed, with the
+        learner's policy (and ``physical_parameters``); returns [(return,
+        length)]. The episodes start from their seeds, so no evaluation
+        state needs checkpointing."""
+        from softlearning import environments
+        if weights is not None:
+            self.policies['policy'].set_weights(weights)
+        if self._evaluation_environment is None:
+            self._evaluation_environment = (
+                environments.get_environment_from_params(
+                    self._evaluation_environment_params))
+        if physical_parameters:
+            self._evaluation_environment.set_physical_parameters(
+                physical_parameters)
+        policy = self.policies['policy']
+        results = []
+        with policy.set_deterministic(deterministic):
+            for seed in episode_seeds:
+                path = rollout(self._evaluation_environment, policy,
+                               self._max_path_length, seed=int(seed))
+                results.append((path['return'], path['length']))
+        return results
