@@ -1,7 +1,10 @@
-"""Each algorithm's diagnostics on fixed seeds (SAC, SQL, TD3, DDPG, and
-SAC from pixels with augmentation), recorded from this code, so that a
-rewrite of the update skeleton (fused_updates.py) or of an update shows any
-change to the math; and pixel SAC's fused updates equal single ones."""
+"""The contract between the update skeleton (fused_updates.py) and an
+algorithm (sac.py, sql.py, td3.py): one update returns a dict of scalar
+diagnostics, whose names are the progress.csv columns; a pixel agent's policy
+step receives the critic's features as an argument. And the numbers on fixed
+seeds, recorded before that contract replaced tuples of diagnostics and the
+in-place rewrite of the minibatch's observations, so any change to the math
+shows here."""
 
 import numpy as np
 import pytest
@@ -108,8 +111,11 @@ def pixel_fused_calls(algorithm, pool):
     return two_fused_calls(algorithm, pool, batch_size=16)
 
 
-# Recorded with commit 06c1329 by ``two_fused_calls`` on these builders.
-# The tolerance leaves room only for another CPU's float rounding.
+# Recorded with the code before the dict contract (commit 06c1329: tuples of
+# diagnostics, pixel features written into the minibatch), by
+# ``two_fused_calls`` on these builders; the new code reproduced every one
+# bit for bit on the machine that recorded them. The tolerance leaves room
+# only for another CPU's float rounding.
 RECORDED = {
     'SAC': [
         {'Q_loss': 57.19905090332031,
@@ -182,7 +188,35 @@ def assert_recorded(name, calls):
                                        atol=1e-8, err_msg=f'{name} {key}')
 
 
-# Numbers on fixed seeds ---------------------------------------------------------
+# The contract --------------------------------------------------------------
+
+@pytest.mark.parametrize('class_name', sorted(EXPECTED_KEYS))
+def test_one_update_returns_a_dict_of_named_scalars(class_name):
+    algorithm, pool = state_algorithm(class_name)
+    diagnostics = algorithm._update(as_tensors(pool.random_batch(32)))
+    assert tuple(diagnostics) == EXPECTED_KEYS[class_name]
+    for key, value in diagnostics.items():
+        assert value.shape == () and np.isfinite(float(value)), key
+    # The epoch loop's columns are the update's names.
+    assert algorithm.training_diagnostic_keys == EXPECTED_KEYS[class_name]
+
+
+def test_a_pixel_update_passes_features_on_without_rewriting_the_batch():
+    sac, pool = pixel_sac()
+    batch = as_tensors(pool.random_batch(16))
+    observations = batch['observations']
+    diagnostics = sac._update(batch)
+    assert tuple(diagnostics) == EXPECTED_KEYS['SAC']
+    assert batch['observations'] is observations
+    assert set(observations) == {'pixels'}
+    # The observations the critic's step passes on are its features.
+    encoder = sac.Qs[0].encoder
+    *_, policy_observations = sac._update_Qs_towards(batch,
+                                                     tf.zeros((16, 1)))
+    assert set(policy_observations) == {'encoded'}
+    assert policy_observations['encoded'].shape == (16, encoder.output_size)
+    assert batch['observations'] is observations
+
 
 @pytest.mark.parametrize('class_name', sorted(EXPECTED_KEYS))
 def test_diagnostics_on_fixed_seeds_are_the_recorded_ones(class_name):
