@@ -226,7 +226,7 @@ def test_policy_update_moves_particles_along_the_svgd_direction():
     kernel = adaptive_isotropic_gaussian_kernel(fixed, before)
     direction = svgd_direction(kernel['values'], kernel['gradients'],
                                sql._grad_log_p(batch['observations'], fixed))
-    sql._update_policy(batch, seed)
+    sql._update_policy(batch['observations'], seed)
     after = policy.particles(batch['observations'], 8, seed=seed)[:, 4:]
     assert float(tf.reduce_sum((after - before) * direction)) > 0
 

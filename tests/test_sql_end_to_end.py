@@ -9,10 +9,13 @@ import pytest
 
 from checkpoint_helpers import make_runner, tiny_args, tiny_variant
 from conftest import read_progress, run_cli, trial_dirs
-from softlearning.algorithms.sql import DIAGNOSTIC_KEYS
 from test_simulate_policy import act_with_saved_model, film
 
 pytestmark = pytest.mark.slow
+
+# The diagnostics an SQL update returns (progress.csv columns).
+DIAGNOSTIC_KEYS = ('Q_loss', 'Q_value-mean', 'soft_value-mean',
+                   'policy_loss', 'svgd_direction-norm', 'kernel_bandwidth')
 
 
 @pytest.fixture(scope='module')

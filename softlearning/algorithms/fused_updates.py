@@ -1,7 +1,8 @@
 """The update skeleton shared by the off-policy actor-critic algorithms.
 
 ``FusedUpdateAlgorithm`` sits between the epoch loop (``RLAlgorithm``) and an
-algorithm's update rule (``SAC`` in sac.py, ``SQL`` in sql.py). It owns what
+algorithm's update rule (``SAC`` in sac.py, ``SQL`` in sql.py, ``TD3`` in
+td3.py). It owns what
 every such algorithm needs and nothing it chooses:
 
 - the Q-functions, their target copies (and, for pixel agents, the shared
@@ -11,7 +12,8 @@ every such algorithm needs and nothing it chooses:
 - the compiled update: ``_do_training`` runs K updates in one
   ``tf.function`` call, a loop inside the graph over K minibatches drawn
   beforehand and stacked to (K, B, ...), so TensorFlow's per-call dispatch
-  is paid once per K updates; it returns each diagnostic's mean over the K;
+  is paid once per K updates; it returns {name: mean over the K} of the
+  update's diagnostics;
 - pixel agents' random-shift augmentation of each minibatch;
 - the update counter and one random generator (a TensorFlow variable, so a
   checkpoint holds it and a resumed run draws the same noise);
@@ -20,14 +22,36 @@ every such algorithm needs and nothing it chooses:
   (``Q_lr``) and one for the policy (``policy_lr``);
 - the TensorFlow objects a checkpoint must hold (``tf_saveables``).
 
-A subclass provides:
+A new algorithm is its own file beside sac.py: a subclass of
+``FusedUpdateAlgorithm`` (named in ``ALGORITHMS``, __init__.py) providing
 
-- ``training_diagnostic_keys``: names of the scalars its update returns;
-- ``_update(batch)``: one update on a minibatch of tensors (B, ...),
-  returning a tuple of scalars in the order of those keys;
+- ``_update(batch)``: one update on a minibatch of tensors (B, ...); returns
+  its diagnostics as a dict of scalars, {name: value}. The names are the
+  columns of progress.csv (each the mean over an epoch's updates); the
+  skeleton reads them off a trace of ``_update``
+  (``training_diagnostic_keys``), so no separate list of names has to match
+  the update;
 - any other optimizers (``self._make_optimizer(name, lr, variables)``) and
   variables a checkpoint needs (extend ``tf_saveables``).
+
+The update is built from the shared pieces below. The critic's step
+``_update_Qs_towards(batch, y)`` (y from ``_bellman_targets`` and ``_min_Q``)
+returns the observations the policy's step is to read, and the update passes
+them to its policy step as an argument; nothing rewrites the minibatch:
+
+    def _update(self, batch):
+        Q_loss, Q_mean, observations = self._update_Qs_towards(
+            batch, self._Q_targets_for(batch))
+        policy_loss = self._update_policy(batch, observations)
+        return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,
+                'policy_loss': policy_loss}
+
+For a pixel agent those observations are the features the critic's step
+computed (so the policy's step does not run the encoder again); otherwise
+they are the minibatch's own.
 """
+
+import functools
 
 import tensorflow as tf
 import tf_keras as keras
@@ -137,9 +161,20 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     # Subclass interface --------------------------------------------------
 
     def _update(self, batch):
-        """One update on ``batch``; a tuple of scalars, one per key of
-        ``training_diagnostic_keys``."""
+        """One update on ``batch`` (tensors (B, ...)); returns its
+        diagnostics, {name: scalar tensor}."""
         raise NotImplementedError
+
+    @functools.cached_property
+    def training_diagnostic_keys(self):
+        """The names of the diagnostics ``_update`` returns, in its order:
+        read off a trace of one update on a minibatch of the pool's shapes
+        (a trace runs nothing: no variable changes), once."""
+        spec = tf.nest.map_structure(
+            lambda batches: tf.TensorSpec(batches.shape[1:], batches.dtype),
+            batch_signature(self._pool))
+        update = tf.function(self._update, input_signature=[spec])
+        return tuple(update.get_concrete_function().structured_outputs)
 
     # Shared pieces of updates ----------------------------------------------
 
@@ -170,13 +205,15 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             + self._discount * (1.0 - batch['terminals']) * next_values)
 
     def _update_Qs_towards(self, batch, Q_targets):
-        """One gradient step of L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2);
-        returns (L_Q, mean Q(s, a)). With a pixel agent's encoder, the
-        minibatch's observations are then replaced by their features (as
-        encoded before this step, without gradient), so the policy's step
-        that follows does not run the encoder on them twice more (DrQ
+        """One gradient step of L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2).
+
+        Returns (L_Q, mean Q(s, a), observations for the policy's step).
+        The latter are, for a pixel agent, the features the encoder computed
+        here (before this step changed it, without gradient) as encoded
+        observations (``ConvEncoder.encoded``): the policy's step reads them
+        instead of running the encoder on the images twice more (DrQ
         encodes them again after the critic's step; the difference is one
-        step of the encoder)."""
+        step of the encoder). Otherwise they are the minibatch's own."""
         with tf.GradientTape() as tape:
             inputs = self._Qs[0].network_inputs(batch['observations'])
             Q_values = [Q.head(inputs, batch['actions']) for Q in self._Qs]
@@ -185,13 +222,13 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             Q_loss = tf.add_n(Q_losses)
         gradients = tape.gradient(Q_loss, self._Q_variables)
         self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
+        Q_mean = tf.add_n([self._mean(Q_value, batch)
+                           for Q_value in Q_values]) / len(Q_values)
         encoder = self._Qs[0].encoder
-        if encoder is not None:
-            # The rest of this update (the policy's step) reads these
-            # features instead of encoding the observations again.
-            batch['observations'] = encoder.encoded(tf.stop_gradient(inputs))
-        return Q_loss, tf.add_n([self._mean(Q_value, batch)
-                                 for Q_value in Q_values]) / len(Q_values)
+        policy_observations = (
+            batch['observations'] if encoder is None
+            else encoder.encoded(tf.stop_gradient(inputs)))
+        return Q_loss, Q_mean, policy_observations
 
     def _update_targets(self, tau):
         for source, target in self._target_variable_pairs:
@@ -222,20 +259,23 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     def _fused_updates_impl(self, batches):
         """Runs one update per leading index of ``batches``; returns the
-        mean of each diagnostic over them."""
+        mean of each diagnostic over them, {name: scalar}."""
         n_updates = tf.shape(batches['actions'])[0]
-        sums = tuple(tf.zeros(()) for _ in self.training_diagnostic_keys)
+        # The loop carries the sums, so they start with every name.
+        sums = {key: tf.zeros(()) for key in self.training_diagnostic_keys}
         for i in tf.range(n_updates):
             batch = tf.nest.map_structure(lambda x: x[i], batches)
-            sums = tuple(s + tf.cast(v, tf.float32) for s, v in
-                         zip(sums, self._counted_update(batch)))
-        return tuple(s / tf.cast(n_updates, tf.float32) for s in sums)
+            diagnostics = self._counted_update(batch)
+            sums = {key: total + tf.cast(diagnostics[key], tf.float32)
+                    for key, total in sums.items()}
+        return {key: total / tf.cast(n_updates, tf.float32)
+                for key, total in sums.items()}
 
     def _do_training(self, batches):
         means = self._fused_updates(batches)
         self._policy.refresh_numpy_weights()
-        return dict(zip(self.training_diagnostic_keys,
-                        (float(m) for m in means)))
+        return {key: float(means[key])
+                for key in self.training_diagnostic_keys}
 
     # State -------------------------------------------------------------------
 

@@ -24,13 +24,8 @@ import tensorflow as tf
 
 from .fused_updates import FusedUpdateAlgorithm
 
-DIAGNOSTIC_KEYS = ('Q_loss', 'Q_value-mean', 'policy_loss', 'alpha_loss',
-                   'alpha', 'entropy')
-
 
 class SAC(FusedUpdateAlgorithm):
-
-    training_diagnostic_keys = DIAGNOSTIC_KEYS
 
     def __init__(self,
                  training_environment,
@@ -56,12 +51,14 @@ class SAC(FusedUpdateAlgorithm):
                              next_actions)
         return self._bellman_targets(batch, next_Q - alpha * next_log_pis)
 
-    def _update_policy(self, batch, alpha, seed):
+    def _update_policy(self, batch, observations, alpha, seed):
+        """``observations``: the minibatch's, as the critic's step passed
+        them on (a pixel agent's features); ``batch`` gives the mask."""
         variables = self._policy.trainable_variables
         with tf.GradientTape() as tape:
             actions, log_pis = self._policy.actions_and_log_probs(
-                batch['observations'], seed=seed)
-            Q_values = self._min_Q(self._Qs, batch['observations'], actions)
+                observations, seed=seed)
+            Q_values = self._min_Q(self._Qs, observations, actions)
             policy_loss = self._mean(alpha * log_pis - Q_values, batch)
         gradients = tape.gradient(policy_loss, variables)
         self._policy_optimizer.apply_gradients(zip(gradients, variables))
@@ -78,15 +75,17 @@ class SAC(FusedUpdateAlgorithm):
         return alpha_loss
 
     def _update(self, batch):
-        """One SAC update; returns its diagnostics as a tuple of scalars."""
+        """One SAC update; returns its diagnostics by name."""
         seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
         alpha = tf.exp(self._log_alpha)
-        Q_loss, Q_mean = self._update_Qs_towards(
+        Q_loss, Q_mean, observations = self._update_Qs_towards(
             batch, self._Q_targets_for(batch, alpha, seeds[:, 0]))
-        policy_loss, log_pis = self._update_policy(batch, alpha, seeds[:, 1])
+        policy_loss, log_pis = self._update_policy(batch, observations, alpha,
+                                                   seeds[:, 1])
         alpha_loss = self._update_alpha(log_pis, batch)
-        return (Q_loss, Q_mean, policy_loss, alpha_loss, alpha,
-                -self._mean(log_pis, batch))
+        return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,
+                'policy_loss': policy_loss, 'alpha_loss': alpha_loss,
+                'alpha': alpha, 'entropy': -self._mean(log_pis, batch)}
 
     # State -------------------------------------------------------------------
 

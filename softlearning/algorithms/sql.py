@@ -38,10 +38,6 @@ import tensorflow as tf
 from .fused_updates import FusedUpdateAlgorithm
 from .kernels import adaptive_isotropic_gaussian_kernel
 
-# Means over an epoch's updates: L_Q, Q(s, a), V(s'), the surrogate L_pi
-# (its value only tracks <phi, a>), |phi(a_i)| and the kernel's h.
-DIAGNOSTIC_KEYS = ('Q_loss', 'Q_value-mean', 'soft_value-mean',
-                   'policy_loss', 'svgd_direction-norm', 'kernel_bandwidth')
 # Keeps log(1 - a^2) finite for actions at +-1.
 SQUASH_EPSILON = 1e-6
 
@@ -74,8 +70,6 @@ def repeat_observations(observations, n):
 
 
 class SQL(FusedUpdateAlgorithm):
-
-    training_diagnostic_keys = DIAGNOSTIC_KEYS
 
     def __init__(self,
                  policy,
@@ -140,8 +134,9 @@ class SQL(FusedUpdateAlgorithm):
                          axis=-1))
         return tape.gradient(log_p, actions)
 
-    def _update_policy(self, batch, seed):
-        observations = batch['observations']
+    def _update_policy(self, observations, seed):
+        """``observations``: the minibatch's, as the critic's step passed
+        them on."""
         variables = self._policy.trainable_variables
         with tf.GradientTape() as tape:
             particles = self._policy.particles(
@@ -163,14 +158,20 @@ class SQL(FusedUpdateAlgorithm):
                 tf.reduce_mean(kernel['bandwidth']))
 
     def _update(self, batch):
-        """One SQL update; returns its diagnostics as a tuple of scalars."""
+        """One SQL update; returns its diagnostics by name: L_Q, Q(s, a),
+        V(s'), the surrogate L_pi (its value only tracks <phi, a>),
+        |phi(a_i)| and the kernel's h."""
         seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
         Q_targets, next_values = self._Q_targets_for(batch, seeds[:, 0])
-        Q_loss, Q_mean = self._update_Qs_towards(batch, Q_targets)
+        Q_loss, Q_mean, observations = self._update_Qs_towards(batch,
+                                                               Q_targets)
         policy_loss, direction_norm, bandwidth = self._update_policy(
-            batch, seeds[:, 1])
-        return (Q_loss, Q_mean, tf.reduce_mean(next_values), policy_loss,
-                direction_norm, bandwidth)
+            observations, seeds[:, 1])
+        return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,
+                'soft_value-mean': tf.reduce_mean(next_values),
+                'policy_loss': policy_loss,
+                'svgd_direction-norm': direction_norm,
+                'kernel_bandwidth': bandwidth}
 
     def get_diagnostics(self, batch):
         return {'reward_scale': self._reward_scale}

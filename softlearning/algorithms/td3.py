@@ -22,12 +22,8 @@ import tensorflow as tf
 
 from .fused_updates import FusedUpdateAlgorithm
 
-DIAGNOSTIC_KEYS = ('Q_loss', 'Q_value-mean', 'policy_loss')
-
 
 class TD3(FusedUpdateAlgorithm):
-
-    training_diagnostic_keys = DIAGNOSTIC_KEYS
 
     def __init__(self,
                  training_environment,
@@ -77,25 +73,29 @@ class TD3(FusedUpdateAlgorithm):
                              next_actions)
         return self._bellman_targets(batch, next_Q)
 
-    def _update_policy(self, batch):
+    def _update_policy(self, batch, observations):
+        """``observations``: the minibatch's, as the critic's step passed
+        them on; ``batch`` gives the mask."""
         variables = self._policy.trainable_variables
         with tf.GradientTape() as tape:
-            actions = self._policy.actions(batch['observations'])
-            policy_loss = -self._mean(
-                self._Qs[0](batch['observations'], actions), batch)
+            actions = self._policy.actions(observations)
+            policy_loss = -self._mean(self._Qs[0](observations, actions),
+                                      batch)
         gradients = tape.gradient(policy_loss, variables)
         self._policy_optimizer.apply_gradients(zip(gradients, variables))
         self._policy_loss.assign(policy_loss)
 
     def _update(self, batch):
         """One TD3 update; the policy only every ``policy_delay`` updates
-        (the 2nd, 4th, ... with delay 2, as the reference code)."""
+        (the 2nd, 4th, ... with delay 2, as the reference code). Returns
+        its diagnostics by name; policy_loss is the last policy update's."""
         seed = tf.cast(self._random_generator.make_seeds(1)[:, 0], tf.int32)
-        Q_loss, Q_mean = self._update_Qs_towards(
+        Q_loss, Q_mean, observations = self._update_Qs_towards(
             batch, self._Q_targets_for(batch, seed))
         if (self._train_step_counter + 1) % self._policy_delay == 0:
-            self._update_policy(batch)
-        return Q_loss, Q_mean, self._policy_loss.read_value()
+            self._update_policy(batch, observations)
+        return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,
+                'policy_loss': self._policy_loss.read_value()}
 
     # State -------------------------------------------------------------------
 
