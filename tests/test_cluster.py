@@ -155,6 +155,9 @@ def alive_worker_nodes(env, address):
 
 
 def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
+    """Trials wait for the nodes the autoscaler starts for them, however
+    short the wait for trials that do not fit (pending_trials.py): on an
+    autoscaling cluster, that wait never ends a run."""
     env = isolated_env(tmp_path / 'home')
     os.makedirs(env['HOME'])
     env.update(RAY_FAKE_CLUSTER='1', RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER='0')
@@ -166,15 +169,18 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
     try:
         processes.start_head(port, 0, f'--autoscaling-config={config}')
         assert alive_worker_nodes(env, address) == 0
+        assert autoscaler_may_add_nodes(env, address) is True
         results = tmp_path / 'results'
         # Two trials of 1 CPU on a head with none: the autoscaler must start
         # worker nodes for them.
         result = run_cli('run_example_cluster', 'examples.development',
                          '--address', address, '--local-dir', results,
                          '--num-samples', '2', '--trial-cpus', '1',
-                         *TINY_TRIAL, env=env, timeout=600)
+                         *TINY_TRIAL, timeout=600,
+                         env={**env, 'SOFTLEARNING_PENDING_TRIAL_WAIT_S': '0'})
         assert result.returncode == 0, (result.stdout[-4000:]
                                         + result.stderr[-4000:])
+        assert '[softlearning] Notice: Trial' not in result.stderr
         dirs = trial_dirs(results)
         assert len(dirs) == 2
         assert all(len(read_progress(d)) == 1 for d in dirs)
@@ -187,7 +193,7 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
         processes.stop()
 
 
-# Trials that no longer fit (softlearning/experiments/pending_trials.py) ---------------------
+# Trials that no longer fit (softlearning/experiments/pending_trials.py) ----
 
 CHECKPOINT_CREATED = re.compile(
     r'Checkpoint successfully created at: Checkpoint\(filesystem=local, '
@@ -297,32 +303,3 @@ def test_trials_that_no_longer_fit_after_a_lost_node_end_the_run(
     statuses = [trial.status
                 for trial in ExperimentAnalysis(experiment_dir).trials]
     assert len(statuses) == 2 and 'TERMINATED' not in statuses, statuses
-
-
-def test_autoscaling_cluster_runs_are_not_ended_while_nodes_start(tmp_path):
-    """On an autoscaling cluster (fake_multinode, a head with no CPU) a
-    trial waits for the node the autoscaler starts for it: not the end of
-    the run, even with no wait at all."""
-    env = isolated_env(tmp_path / 'home')
-    os.makedirs(env['HOME'])
-    env.update(RAY_FAKE_CLUSTER='1', RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER='0')
-    port = free_port()
-    address = f'127.0.0.1:{port}'
-    config = tmp_path / 'cluster.yaml'
-    config.write_text(yaml.safe_dump(fake_cluster_config(address)))
-    processes = RayProcesses(env)
-    try:
-        processes.start_head(port, 0, f'--autoscaling-config={config}')
-        assert autoscaler_may_add_nodes(env, address) is True
-        result = run_cli('run_example_cluster', 'examples.development',
-                         '--address', address, '--local-dir',
-                         tmp_path / 'results', '--num-samples', '1',
-                         '--trial-cpus', '1', *TINY_TRIAL,
-                         env={**env, 'SOFTLEARNING_PENDING_TRIAL_WAIT_S': '0'},
-                         timeout=600)
-    finally:
-        processes.stop()
-    assert result.returncode == 0, (result.stdout[-4000:]
-                                    + result.stderr[-4000:])
-    assert '[softlearning] Notice: Trial' not in result.stderr
-    assert len(trial_dirs(tmp_path / 'results')) == 1

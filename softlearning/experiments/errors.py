@@ -2,6 +2,6 @@
 line on stderr (``softlearning: error: ...``, exit code 2), no traceback."""
 
 
-class ExperimentError(Exception):
+class ExperimentError(ValueError):
     """A bad command line, variant, checkpoint or cluster: its message names
     the bad value and the valid choices."""
