@@ -8,7 +8,7 @@
     results = experiments.run(experiment)         # Tune's ResultGrid
     trial_dir = experiments.run_in_process(experiment)  # or: no Tune
     policy = experiments.load_trained_policy(results[0].checkpoint.path)
-    policy.action(policy.environment.reset()[0])
+    policy.action(policy.environment.reset(seed=0))
 
 ``experiment`` takes the command line's options by their names
 (``softlearning run_example_local --help`` lists them: ``--n-epochs`` is
