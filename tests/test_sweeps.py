@@ -18,10 +18,12 @@ from conftest import (REPO_ROOT, assert_one_line_error, read_progress, run_cli,
 from softlearning.experiments.search_spaces import to_search_space
 
 # Episodes of 50 steps where a sweep does not search them (an option such
-# as --max-path-length wins over --config).
+# as --max-path-length wins over --config). Training episodes are 50 steps
+# in every sweep.
 EPISODES = ['--max-path-length', '50']
 TINY_SWEEP = ['--n-epochs', '2', '--epoch-length', '100',
               '--cpus', '2', '--trial-cpus', '0.5',
+              '--config', 'sampler_params.config.max_path_length=50',
               '--checkpoint-at-end', 'False',
               '--config', 'algorithm_params.config.n_initial_exploration_steps=50',
               '--config', 'algorithm_params.config.batch_size=32',
