@@ -81,24 +81,23 @@ def apply_sweep_file(parser, path):
     (dotted key, value)."""
     if not path:
         return []
-    known = argparse.Namespace(sweep=path)
-    sweep = load_sweep_file(known.sweep)
+    sweep = load_sweep_file(path)
     actions = {action.dest: action for action in parser._actions
                if action.option_strings and action.dest not in (
                    'help', 'sweep', 'config')}
     config = sweep.pop('config', {}) or {}
     if not isinstance(config, dict):
-        raise SweepError(f'--sweep {known.sweep}: "config" must be an object '
+        raise SweepError(f'--sweep {path}: "config" must be an object '
                          '{"dotted.key": value, ...}.')
     for name, value in sweep.items():
         action = actions.get(name.replace('-', '_'))
         if action is None:
             raise SweepError(
-                f"--sweep {known.sweep}: unknown option '{name}'. Valid: "
+                f"--sweep {path}: unknown option '{name}'. Valid: "
                 f"config, {', '.join(sorted(actions))}.")
         if action.choices is not None and value not in action.choices:
             raise SweepError(
-                f"--sweep {known.sweep}: {name} '{value}' is not one of "
+                f"--sweep {path}: {name} '{value}' is not one of "
                 f"{', '.join(map(str, action.choices))}.")
         parser.set_defaults(**{action.dest: value})
     return list(config.items())
