@@ -202,17 +202,16 @@ CHECKPOINT_CREATED = re.compile(
 
 def autoscaler_may_add_nodes(env, address):
     """pending_trials.autoscaler_may_add_nodes on the cluster, once its
-    monitor has published a status (before, it answers True anyway)."""
+    monitor has published an autoscaler report (before, it answers True
+    anyway)."""
     script = (
         "import time, ray\n"
-        "from ray._private import ray_constants\n"
-        "from ray.experimental.internal_kv import _internal_kv_get\n"
-        "from softlearning.experiments.pending_trials import autoscaler_may_add_nodes\n"
+        "from softlearning.experiments.pending_trials import (\n"
+        "    autoscaler_may_add_nodes, autoscaler_report)\n"
         f"ray.init(address='{address}', logging_level='ERROR', "
         "log_to_driver=False, _node_ip_address='127.0.0.1')\n"
         "deadline = time.time() + 60\n"
-        "while (not _internal_kv_get(ray_constants.DEBUG_AUTOSCALING_STATUS)"
-        " and time.time() < deadline):\n"
+        "while not autoscaler_report() and time.time() < deadline:\n"
         "    time.sleep(1)\n"
         "print('MAY_ADD', autoscaler_may_add_nodes(ray.nodes()))\n")
     done = subprocess.run([sys.executable, '-c', script], cwd=REPO_ROOT,

@@ -93,7 +93,8 @@ def _status(node_types):
     # An autoscaling config's node types (ray up, fake_multinode, KubeRay).
     (_status(['ray.head.default']), True),
     (_status([f'node_{NODE_ID}', 'ray.worker.cpu']), True),
-    # Nothing known (no monitor, autoscaler v2, not published yet).
+    # Nothing known (no monitor, autoscaler v2, not published yet, or
+    # published before the monitor had the nodes' load metrics).
     (None, True),
     (json.dumps({'load_metrics_report': {}}).encode(), True),
 ])

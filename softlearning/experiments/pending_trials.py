@@ -144,6 +144,16 @@ def describe_nodes(nodes, keys, lost=()):
 
 # The cluster ---------------------------------------------------------------
 
+def autoscaler_report():
+    """The autoscaler's part of the status Ray's monitor publishes, or None
+    before the monitor has one (its first statuses, written before any
+    node's load metrics arrived, have none)."""
+    from ray._private import ray_constants
+    from ray.experimental.internal_kv import _internal_kv_get
+    status = _internal_kv_get(ray_constants.DEBUG_AUTOSCALING_STATUS)
+    return json.loads(status).get('autoscaler_report') if status else None
+
+
 def autoscaler_may_add_nodes(node_table):
     """False only where Ray's own status shows that no autoscaler can add a
     node. Every head node runs Ray's monitor, which (autoscaler v1, Ray
@@ -155,16 +165,14 @@ def autoscaler_may_add_nodes(node_table):
     (autoscaler/_private/monitor.py, readonly/node_provider.py,
     util.format_readonly_node_type); a provider that launches nodes (`ray
     up`, KubeRay, fake_multinode) reports the node types of its config.
-    No status (not published yet, ``--no-monitor``, or autoscaler v2, whose
-    status names the head of an autoscaling cluster ``node_<node id>`` too)
-    counts as "may add nodes": the run is then never ended."""
-    from ray._private import ray_constants
+    No report (not published yet, published before the monitor has the
+    nodes' load metrics, ``--no-monitor``, or autoscaler v2, whose status
+    names the head of an autoscaling cluster ``node_<node id>`` too) counts
+    as "may add nodes": the run is then never ended."""
     from ray.autoscaler._private.util import format_readonly_node_type
-    from ray.experimental.internal_kv import _internal_kv_get
-    status = _internal_kv_get(ray_constants.DEBUG_AUTOSCALING_STATUS)
-    if not status:
+    report = autoscaler_report()
+    if not report:
         return True
-    report = json.loads(status).get('autoscaler_report') or {}
     node_types = (set((report.get('node_type_mapping') or {}).values())
                   | set(report.get('active_nodes') or {})
                   | set(report.get('pending_launches') or {}))
