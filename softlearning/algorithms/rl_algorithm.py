@@ -18,8 +18,9 @@ import numpy as np
 
 from softlearning.samplers import path_statistics, rollouts
 
-# Evaluation episodes run on sampler actors start from seeds this far above
-# the sampler's seed (training episodes use the actors' own seeds).
+# Without ``eval_seed``, evaluation episodes run on sampler actors start from
+# seeds this far up, new ones every epoch (training episodes use the actors'
+# own seeds).
 EVALUATION_SEED_OFFSET = 2 ** 20
 
 
@@ -62,6 +63,7 @@ class RLAlgorithm:
                  n_initial_exploration_steps=0,
                  eval_n_episodes=1,
                  eval_deterministic=True,
+                 eval_seed=None,
                  max_path_length=1000,
                  iteration_callbacks=()):
         if fused_steps % train_every_n_steps:
@@ -84,6 +86,11 @@ class RLAlgorithm:
         self._n_initial_exploration_steps = int(n_initial_exploration_steps)
         self._eval_n_episodes = int(eval_n_episodes)
         self._eval_deterministic = eval_deterministic
+        # Episode i of every evaluation resets with seed eval_seed + i: the
+        # same start states at every epoch, for every trial and every
+        # library that follows the protocol (benchmarks). None: evaluation
+        # episodes go on from the environment's own random state.
+        self._eval_seed = None if eval_seed is None else int(eval_seed)
         self._max_path_length = int(max_path_length)
         self._iteration_callbacks = list(iteration_callbacks)
 
@@ -216,12 +223,14 @@ class RLAlgorithm:
         if self._eval_n_episodes < 1:
             return {}
         if self._sampler.evaluates_on_actors:
-            # Pixel environments render in the sampler actors only; each
-            # epoch's episodes start from their own seeds.
+            # Pixel environments render in the sampler actors only; there
+            # every episode starts from a seed (new ones every epoch
+            # without eval_seed).
+            first_seed = (self._eval_seed if self._eval_seed is not None
+                          else EVALUATION_SEED_OFFSET
+                          + self._epoch * self._eval_n_episodes)
             returns, lengths = self._sampler.evaluate(
-                self._eval_n_episodes,
-                first_seed=EVALUATION_SEED_OFFSET
-                + self._epoch * self._eval_n_episodes,
+                self._eval_n_episodes, first_seed=first_seed,
                 deterministic=self._eval_deterministic,
                 # The physical parameters a curriculum gave evaluation.
                 physical_parameters=(
@@ -234,7 +243,7 @@ class RLAlgorithm:
         with self._policy.set_deterministic(self._eval_deterministic):
             paths = rollouts(self._eval_n_episodes,
                              self._evaluation_environment, self._policy,
-                             self._max_path_length)
+                             self._max_path_length, seed=self._eval_seed)
         return path_statistics([p['return'] for p in paths],
                                [p['length'] for p in paths])
 

@@ -9,6 +9,7 @@
     softlearning simulate CHECKPOINT [options]         run (and film) a policy
     softlearning export CHECKPOINT OUT_DIR             policy as a SavedModel
     softlearning plot-policy CHECKPOINT [options]      sampled actions as a PNG
+    softlearning benchmark SUITE_FILE [options]        a benchmark suite (resumable)
     softlearning summary DIR... [options]              table: one row per configuration
     softlearning plot DIR... -o FILE.png [options]     learning curves, mean +- std over seeds
 """
@@ -47,6 +48,9 @@ CHECKPOINT_COMMANDS = {
 
 # Commands over results folders: they parse their own options too.
 RESULTS_COMMANDS = {
+    'benchmark': 'Run a benchmark suite file (algorithms x environments x '
+                 'seeds, one evaluation protocol) as one Tune experiment; '
+                 'run again to resume.',
     'summary': 'Table of a sweep\'s results: one row per configuration, '
                'mean +- std over seeds.',
     'plot': 'Learning curves of one or more experiments (mean +- std over '
@@ -90,6 +94,9 @@ def main(argv=None):
         function = (simulate.main if argv[0] == 'simulate'
                     else simulate.export_main)
         return function(argv[1:])
+    if argv[0] == 'benchmark':
+        from . import benchmark
+        return benchmark.main(argv[1:])
     if argv[0] in RESULTS_COMMANDS:
         from . import analysis
         function = (analysis.summary_main if argv[0] == 'summary'

@@ -36,6 +36,9 @@ class Experiment:
     mode: str
     # An experiment folder to resume (--restore of an experiment), or None.
     restore_experiment: Optional[str] = None
+    # (storage path, experiment name) of the results; None: the default
+    # <results root>/<universe>/<domain>/<task>/<timestamp>-<exp name>.
+    location: Optional[tuple] = None
     tune_settings: dict = dataclasses.field(default_factory=dict)
 
     @property

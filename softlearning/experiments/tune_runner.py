@@ -64,7 +64,8 @@ def _run(experiment, start_ray):
     from .pending_trials import PendingTrials
 
     options, variant_spec = experiment.options, experiment.variant_spec
-    storage_path, experiment_name = experiment_dir(options, variant_spec)
+    storage_path, experiment_name = (experiment.location
+                                     or experiment_dir(options, variant_spec))
     run_params = variant_spec['run_params']
     try:
         start_ray()  # first: a cluster that is not there fails in seconds

@@ -253,7 +253,7 @@ class RemoteSampler(Sampler):
         learner's current policy, spread over the actors; episode i starts
         from seed ``first_seed + i``. Returns (returns, lengths)."""
         weights = ray.put(self.policy.get_weights())
-        seeds = np.arange(n_episodes) + int(first_seed) + self._seed
+        seeds = np.arange(n_episodes) + int(first_seed)
         shares = {index: seeds[index::self._num_samplers]
                   for index in range(self._num_samplers)}
         results = self._actor_pool.call_each('evaluate', {

@@ -1,0 +1,74 @@
+"""``softlearning benchmark SUITE_FILE``: a benchmark suite as one Tune
+experiment (softlearning/experiments/benchmark.py), resumed by running the
+same command again."""
+
+import argparse
+
+from .options import positive_int, report_errors
+
+
+def get_parser():
+    parser = argparse.ArgumentParser(
+        prog='softlearning benchmark',
+        description=(
+            'Run a benchmark suite: every algorithm x environment x seed of '
+            'SUITE_FILE for the same number of steps, evaluated every '
+            'interval steps on the same reset seeds (deterministic actions, '
+            'raw reward), as one Ray Tune experiment in '
+            '<local dir>/benchmarks/<suite name>. Run the same command again '
+            'to resume it: finished trials are kept, unfinished ones go on '
+            'from their last checkpoints. Then: softlearning report '
+            '<that folder>.'),
+        epilog='Suite files: examples/benchmarks/*.yaml.')
+    parser.add_argument('suite', metavar='SUITE_FILE',
+                        help='The suite (YAML, or JSON for a .json name).')
+    parser.add_argument('--name', default=None,
+                        help="Results folder name (default: the suite's "
+                             'name, else the file name).')
+    parser.add_argument('--local-dir', default=None,
+                        help='Results root (default: ~/ray_results).')
+    parser.add_argument('--address', default=None,
+                        help='Run on this running Ray cluster (HOST:PORT, '
+                             "or 'auto'); default: a Ray instance started "
+                             'here.')
+    parser.add_argument('--cpus', type=positive_int, default=None,
+                        help='CPUs of the Ray instance started here '
+                             '(default: all).')
+    parser.add_argument('--max-concurrent-trials', type=positive_int,
+                        default=None,
+                        help='At most this many trials at once (default: as '
+                             'many as the CPUs hold).')
+    parser.add_argument('--verbose', type=int, default=None,
+                        choices=(0, 1, 2), help='Tune verbosity (default 1).')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='Check the suite and print its trials and '
+                             'results folder; run nothing.')
+    return parser
+
+
+def run(argv=None):
+    from softlearning.experiments import benchmark, tune_runner
+    parser = get_parser()
+    args = parser.parse_args(argv)
+    suite = benchmark.load_suite(args.suite, name=args.name)
+    given = {name: value for name, value in (
+        ('local_dir', args.local_dir), ('address', args.address),
+        ('cpus', args.cpus), ('verbose', args.verbose),
+        ('max_concurrent_trials', args.max_concurrent_trials))
+        if value is not None}
+    mode = 'cluster' if args.address else 'local'
+    experiment = benchmark.prepare_suite(suite, mode, **given)
+    print(benchmark.describe(suite, experiment), flush=True)
+    if args.dry_run:
+        return 0
+    benchmark.write_suite_copy(suite, experiment)
+    runner = (tune_runner.run_on_cluster if mode == 'cluster'
+              else tune_runner.run_local)
+    code = tune_runner.report(*runner(experiment))
+    print(f"\nReport: softlearning report "
+          f"{benchmark.results_folder(experiment)}")
+    return code
+
+
+def main(argv=None):
+    return report_errors(run, argv)

@@ -1,0 +1,367 @@
+"""Benchmark suites: algorithms x environments x seeds, each run for the
+same number of steps and evaluated by one protocol, as ONE Tune experiment.
+
+A suite file (YAML, or JSON for a .json name):
+
+    name: mujoco_100k                 # results folder; default: the file's stem
+    algorithms: [SAC, TD3]
+    environments: [gym/HalfCheetah/v5, gym/Hopper/v5]   # universe/domain/task
+    seeds: [0, 1, 2, 3, 4]
+    steps: 100000                     # environment steps of every run
+    warmup_steps: 10000               # uniform random actions first (default 10000)
+    evaluation:                       # the protocol (these are the defaults)
+      episodes: 10                    # deterministic episodes per evaluation
+      first_seed: 1000                # episode i of EVERY evaluation resets with seed first_seed + i
+      interval: 5000                  # evaluate every `interval` steps (an epoch)
+    options: {trial_cpus: 1}          # any run_example option, by name
+    config: {}                        # --config overrides for every run
+
+Every evaluation runs the same episodes (the same reset seeds) for every
+algorithm, seed and peer library (benchmarks/peers.py follows the same
+protocol), with the policy's deterministic action and the environment's raw
+reward; the protocol is recorded in each trial's ``params.json`` under
+``benchmark``. Results go to ``<local dir>/benchmarks/<name>``; running the
+same suite again resumes it there: finished trials are kept, unfinished
+ones continue from their last checkpoints (taken every evaluation, with
+the replay pool).
+"""
+
+import dataclasses
+import functools
+import json
+import os
+
+from softlearning.utils import storage
+
+from .errors import ExperimentError
+
+DEFAULT_EVALUATION = {'episodes': 10, 'first_seed': 1000, 'interval': 5000}
+DEFAULT_WARMUP_STEPS = 10000
+SUITE_KEYS = ('name', 'algorithms', 'environments', 'seeds', 'steps',
+              'warmup_steps', 'evaluation', 'options', 'config')
+# What the suite sets itself, by the variant entries it writes.
+PROTOCOL_KEYS = {
+    'algorithm_params.config.epoch_length': 'evaluation.interval',
+    'algorithm_params.config.n_epochs': 'steps',
+    'algorithm_params.config.eval_n_episodes': 'evaluation.episodes',
+    'algorithm_params.config.eval_seed': 'evaluation.first_seed',
+    'algorithm_params.config.eval_deterministic': 'the protocol',
+    'algorithm_params.config.n_initial_exploration_steps': 'warmup_steps',
+    'run_params.seed': 'seeds',
+}
+PROTOCOL_OPTIONS = ('algorithm', 'universe', 'domain', 'task', 'seed',
+                    'n_epochs', 'epoch_length', 'num_samples', 'restore',
+                    'sweep', 'exp_name', 'trial_name_template')
+TRIAL_NAME_TEMPLATE = ('{trial.config[benchmark][run]}-seed'
+                       '{trial.config[run_params][seed]}_{trial.trial_id}')
+RESULTS_FOLDER = 'benchmarks'
+SUITE_COPY = 'suite.json'
+
+
+class SuiteError(ExperimentError):
+    """A bad suite file, reported in one line before Ray starts."""
+
+
+@dataclasses.dataclass
+class Suite:
+    name: str
+    algorithms: list
+    environments: list      # [(universe, domain, task)]
+    seeds: list
+    steps: int
+    warmup_steps: int
+    evaluation: dict
+    options: dict
+    config: dict
+
+    def cells(self):
+        """[(algorithm, (universe, domain, task))], algorithms outermost."""
+        return [(algorithm, environment) for algorithm in self.algorithms
+                for environment in self.environments]
+
+    def as_dict(self):
+        return {**dataclasses.asdict(self), 'environments': [
+            '/'.join(environment) for environment in self.environments]}
+
+
+# The suite file ----------------------------------------------------------
+
+def _read(path):
+    if not os.path.isfile(path):
+        raise SuiteError(f"{path}: no such suite file.")
+    with open(path) as f:
+        text = f.read()
+    import yaml
+    kind = 'JSON' if path.endswith('.json') else 'YAML'
+    try:
+        return json.loads(text) if kind == 'JSON' else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        # One line: YAML's messages span several.
+        raise SuiteError(f"{path} is not valid {kind}: "
+                         f"{' '.join(str(error).split())}") from None
+
+
+def _list(path, suite, key, kind, check=None):
+    values = suite.get(key)
+    if (not isinstance(values, list) or not values or not all(
+            isinstance(v, kind) and not isinstance(v, bool) for v in values)):
+        raise SuiteError(f"{path}: '{key}' must be a non-empty list of "
+                         f"{kind.__name__}s, got {values!r}.")
+    if len(set(values)) != len(values):
+        raise SuiteError(f"{path}: '{key}' lists a value twice: {values}.")
+    for value in values:
+        if check:
+            check(value)
+    return values
+
+
+def _positive_int(path, key, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise SuiteError(f"{path}: '{key}' must be a positive integer, got "
+                         f"{value!r}.")
+    return value
+
+
+def _environment(path, text):
+    parts = text.split('/')
+    if len(parts) != 3 or not all(parts):
+        raise SuiteError(f"{path}: environment '{text}' is not "
+                         "universe/domain/task, e.g. gym/HalfCheetah/v5.")
+    return tuple(parts)
+
+
+def _check_algorithm(path, name):
+    from .presets import ALGORITHMS
+    if name not in ALGORITHMS:
+        raise SuiteError(f"{path}: algorithm '{name}' is not one of "
+                         f"{', '.join(ALGORITHMS)}.")
+
+
+def load_suite(path, name=None):
+    """The Suite of a suite file, every entry checked (one SuiteError)."""
+    suite = _read(path)
+    if not isinstance(suite, dict):
+        raise SuiteError(f"{path}: expected a mapping of {', '.join(SUITE_KEYS)}"
+                         f", got {type(suite).__name__}.")
+    unknown = sorted(set(suite) - set(SUITE_KEYS))
+    if unknown:
+        raise SuiteError(f"{path}: unknown entry '{unknown[0]}'; valid: "
+                         f"{', '.join(SUITE_KEYS)}.")
+    for key in ('algorithms', 'environments', 'seeds', 'steps'):
+        if key not in suite:
+            raise SuiteError(f"{path}: '{key}' is missing.")
+    evaluation = {**DEFAULT_EVALUATION, **(suite.get('evaluation') or {})}
+    unknown = sorted(set(evaluation) - set(DEFAULT_EVALUATION))
+    if unknown:
+        raise SuiteError(f"{path}: unknown evaluation entry '{unknown[0]}'; "
+                         f"valid: {', '.join(DEFAULT_EVALUATION)}.")
+    for key in ('episodes', 'interval'):
+        _positive_int(path, f'evaluation.{key}', evaluation[key])
+    if not isinstance(evaluation['first_seed'], int) or evaluation[
+            'first_seed'] < 0:
+        raise SuiteError(f"{path}: 'evaluation.first_seed' must be a "
+                         f"non-negative integer, got "
+                         f"{evaluation['first_seed']!r}.")
+    steps = _positive_int(path, 'steps', suite['steps'])
+    if steps % evaluation['interval']:
+        raise SuiteError(
+            f"{path}: steps ({steps}) must be a multiple of "
+            f"evaluation.interval ({evaluation['interval']}).")
+    warmup = suite.get('warmup_steps', DEFAULT_WARMUP_STEPS)
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+        raise SuiteError(f"{path}: 'warmup_steps' must be a non-negative "
+                         f"integer, got {warmup!r}.")
+    options, config = (suite.get('options') or {}), (suite.get('config') or {})
+    for key, value in (('options', options), ('config', config)):
+        if not isinstance(value, dict):
+            raise SuiteError(f"{path}: '{key}' must be a mapping, got "
+                             f"{value!r}.")
+    for option in options:
+        if option.replace('-', '_') in PROTOCOL_OPTIONS:
+            raise SuiteError(f"{path}: options.{option} is the suite's own "
+                             "(algorithms, environments, seeds, steps, "
+                             "evaluation); set it there.")
+    for key in config:
+        if key in PROTOCOL_KEYS:
+            raise SuiteError(f"{path}: config '{key}' is set by the suite's "
+                             f"{PROTOCOL_KEYS[key]}; set it there.")
+    return Suite(
+        name=name or suite.get('name') or os.path.splitext(
+            os.path.basename(path))[0],
+        algorithms=_list(path, suite, 'algorithms', str,
+                         functools.partial(_check_algorithm, path)),
+        environments=[_environment(path, text) for text in _list(
+            path, suite, 'environments', str)],
+        seeds=_list(path, suite, 'seeds', int),
+        steps=steps, warmup_steps=warmup, evaluation=evaluation,
+        options={key.replace('-', '_'): value
+                 for key, value in options.items()},
+        config=dict(config))
+
+
+# The Tune experiment -------------------------------------------------------
+
+def protocol_config(suite):
+    """The variant entries every run of the suite gets."""
+    evaluation = suite.evaluation
+    return {
+        'algorithm_params.config.epoch_length': evaluation['interval'],
+        'algorithm_params.config.n_epochs': (
+            suite.steps // evaluation['interval']),
+        'algorithm_params.config.eval_n_episodes': evaluation['episodes'],
+        'algorithm_params.config.eval_seed': evaluation['first_seed'],
+        'algorithm_params.config.eval_deterministic': True,
+        'algorithm_params.config.n_initial_exploration_steps': (
+            suite.warmup_steps),
+    }
+
+
+def benchmark_entry(suite, algorithm, environment, library='softlearning'):
+    """The ``benchmark`` section of a trial's params.json: what the report
+    groups by, and the protocol (peers write the same)."""
+    import softlearning
+    universe, domain, task = environment
+    return {
+        'suite': suite.name, 'library': library,
+        'library_version': softlearning.__version__,
+        'algorithm': algorithm, 'environment': '/'.join(environment),
+        'run': f'{algorithm}-{domain}-{task}',
+        'steps': suite.steps, 'warmup_steps': suite.warmup_steps,
+        'evaluation': {**suite.evaluation, 'deterministic': True,
+                       'reward': 'raw environment reward'},
+    }
+
+
+def _cell_value(values, spec):
+    """A sample_from function: this trial's cell's value of one entry."""
+    return values[spec["config"]["benchmark"]["run"]]
+
+
+def merge_cells(specs):
+    """One variant spec for {run name: variant spec}: entries equal in all
+    cells are kept; a dict with the same keys in all cells is merged entry
+    by entry; anything else becomes the trial's cell's own value (Tune's
+    sample_from on ``benchmark.run``, a grid over the cells)."""
+    values = list(specs.values())
+    first = values[0]
+    if all(value == first for value in values):
+        return first
+    if all(isinstance(value, dict) and value.keys() == first.keys()
+           for value in values):
+        return {key: merge_cells({run: spec[key]
+                                  for run, spec in specs.items()})
+                for key in first}
+    from ray import tune
+    return tune.sample_from(functools.partial(_cell_value, dict(specs)))
+
+
+def experiment_folder(suite, options):
+    """(storage path, name): <results root>/benchmarks/<suite name>."""
+    from .prepare import results_root
+    return storage.join(results_root(options), RESULTS_FOLDER), suite.name
+
+
+def _check_same_suite(folder, suite):
+    path = os.path.join(folder, SUITE_COPY)
+    if not os.path.isfile(path):
+        return
+    with open(path) as f:
+        before = json.load(f)
+    now = json.loads(json.dumps(suite.as_dict()))
+    differ = sorted(key for key in set(before) | set(now)
+                    if before.get(key) != now.get(key))
+    if differ:
+        raise SuiteError(
+            f"{folder} holds the results of another version of suite "
+            f"'{suite.name}' (it differs in: {', '.join(differ)}); give "
+            "--name NEW for a new results folder, or remove that one.")
+
+
+def prepare_suite(suite, mode='local', **given):
+    """The suite as one Experiment (definition, options, merged variant
+    spec) ready for tune_runner; ``given``: options of the command line
+    (cpus, address, local_dir...), over the suite's own."""
+    from . import experiment as make_experiment
+    from .resources import trial_resources
+    from .search_spaces import search_space_entries
+    from .sweeps import get_progress_reporter
+    # A checkpoint at every evaluation, with the replay pool (incremental):
+    # a resumed run goes on exactly where it stopped.
+    options = {'checkpoint_frequency': 1, 'checkpoint_replay_pool': True,
+               **suite.options, **given}
+    config = {**suite.config, **protocol_config(suite)}
+    experiments, specs = {}, {}
+    for algorithm, environment in suite.cells():
+        universe, domain, task = environment
+        experiment = make_experiment(
+            run=mode, algorithm=algorithm, universe=universe,
+            domain=domain, task=task, config=config, **options)
+        spec = experiment.variant_spec
+        # (The seed, drawn per trial by default, is the suite's grid.)
+        searched = sorted(set(search_space_entries(spec))
+                          - {'run_params.seed'})
+        if searched:
+            raise SuiteError(
+                f"Suite '{suite.name}': {searched[0]} is a search space; a "
+                "suite runs fixed settings (its grid is algorithms x "
+                "environments x seeds).")
+        spec['benchmark'] = benchmark_entry(suite, algorithm, environment)
+        run = spec['benchmark']['run']
+        experiments[run], specs[run] = experiment, spec
+    first = next(iter(experiments.values()))
+    resources = {run: repr(trial_resources(e.options, e.variant_spec))
+                 for run, e in experiments.items()}
+    if len(set(resources.values())) > 1:
+        raise SuiteError(f"Suite '{suite.name}': its runs need different "
+                         f"resources per trial ({resources}); a suite's runs "
+                         "share one setting.")
+    from ray import tune
+    variant_spec = merge_cells(specs)
+    variant_spec['benchmark']['run'] = tune.grid_search(list(specs))
+    variant_spec['run_params']['seed'] = tune.grid_search(suite.seeds)
+    columns = {'benchmark': {'run': variant_spec['benchmark']['run']},
+               'run_params': {'seed': variant_spec['run_params']['seed']}}
+    experiment = dataclasses.replace(first, variant_spec=variant_spec)
+    experiment.options.num_samples = 1
+    experiment.options.trial_name_template = TRIAL_NAME_TEMPLATE
+    experiment.location = experiment_folder(suite, experiment.options)
+    experiment.tune_settings = {
+        **first.tune_settings,
+        'progress_reporter': get_progress_reporter(
+            columns, 'evaluation/return-mean', 'max')}
+    folder = storage.join(*experiment.location)
+    if storage.exists(storage.join(folder, 'tuner.pkl')):
+        _check_same_suite(folder, suite)
+        experiment.restore_experiment = folder
+    return experiment
+
+
+def write_suite_copy(suite, experiment):
+    """The suite as run, beside its results (a resume checks it)."""
+    folder = storage.join(*experiment.location)
+    if storage.is_uri(folder):
+        return
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, SUITE_COPY), 'w') as f:
+        json.dump(suite.as_dict(), f, indent=2)
+
+
+def results_folder(experiment):
+    return storage.join(*experiment.location).split('?')[0]
+
+
+def describe(suite, experiment):
+    """What the suite runs and where, before it runs."""
+    runs = len(suite.cells()) * len(suite.seeds)
+    evaluation = suite.evaluation
+    state = ('resuming it (finished trials are kept)'
+             if experiment.restore_experiment else 'a new experiment')
+    return (
+        f"Suite {suite.name}: {', '.join(suite.algorithms)} on "
+        f"{', '.join('/'.join(e) for e in suite.environments)}, seeds "
+        f"{', '.join(map(str, suite.seeds))}: {runs} trials of "
+        f"{suite.steps:,} steps ({suite.warmup_steps:,} warm-up), evaluated "
+        f"every {evaluation['interval']:,} steps on {evaluation['episodes']} "
+        f"episodes (reset seeds {evaluation['first_seed']}-"
+        f"{evaluation['first_seed'] + evaluation['episodes'] - 1}).\n"
+        f"Results: {results_folder(experiment)} ({state}).")

@@ -1,0 +1,209 @@
+"""``softlearning benchmark``: suite files checked before anything runs,
+the suite as one Tune experiment with one evaluation protocol, and a
+resume after an interruption (through the real CLI)."""
+
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+import yaml
+
+from checkpoint_helpers import TINY_CONFIG
+from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error,
+                      run_cli)
+from softlearning.experiments.benchmark import (SuiteError, load_suite,
+                                                merge_cells, protocol_config)
+
+TINY_SUITE = {
+    'name': 'tiny', 'algorithms': ['SAC', 'TD3'],
+    'environments': ['gym/Pendulum/v1'], 'seeds': [0], 'steps': 600,
+    'warmup_steps': 100,
+    'evaluation': {'episodes': 1, 'first_seed': 1000, 'interval': 100},
+    'options': {'trial_cpus': 1}, 'config': {
+        key: value for key, value in TINY_CONFIG.items()
+        if key != 'algorithm_params.config.eval_n_episodes'},
+}
+
+
+def write_suite(tmp_path, suite, name='suite.yaml'):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(suite))
+    return str(path)
+
+
+# The suite file ------------------------------------------------------------
+
+def test_suite_file_defaults_and_protocol(tmp_path):
+    suite = load_suite(write_suite(tmp_path, {
+        'algorithms': ['SAC'], 'environments': ['gym/Hopper/v5'],
+        'seeds': [3, 4], 'steps': 20000}, name='hop.yaml'))
+    assert suite.name == 'hop'
+    assert suite.environments == [('gym', 'Hopper', 'v5')]
+    assert suite.evaluation == {'episodes': 10, 'first_seed': 1000,
+                                'interval': 5000}
+    assert protocol_config(suite) == {
+        'algorithm_params.config.epoch_length': 5000,
+        'algorithm_params.config.n_epochs': 4,
+        'algorithm_params.config.eval_n_episodes': 10,
+        'algorithm_params.config.eval_seed': 1000,
+        'algorithm_params.config.eval_deterministic': True,
+        'algorithm_params.config.n_initial_exploration_steps': 10000}
+
+
+@pytest.mark.parametrize('change, message', [
+    ({'algorithms': ['SAC', 'PPO']}, "algorithm 'PPO' is not one of SAC"),
+    ({'environments': ['HalfCheetah-v5']},
+     "environment 'HalfCheetah-v5' is not universe/domain/task"),
+    ({'steps': 650}, 'steps (650) must be a multiple of evaluation.interval'),
+    ({'seeds': [0, 0]}, "'seeds' lists a value twice"),
+    ({'seeds': 'zero'}, "'seeds' must be a non-empty list of ints"),
+    ({'evaluation': {'episodes': 10, 'every': 5}},
+     "unknown evaluation entry 'every'"),
+    ({'budget': 3}, "unknown entry 'budget'"),
+    ({'config': {'algorithm_params.config.eval_n_episodes': 3}},
+     "is set by the suite's evaluation.episodes"),
+    ({'options': {'seed': 3}}, "options.seed is the suite's own"),
+    ({'options': {'trial_cpus': 1, 'policy': 'flat'}},
+     'cannot train --policy flat; valid policies for SAC: gaussian'),
+])
+def test_bad_suite_is_one_line_before_tensorflow(tmp_path, change, message):
+    path = write_suite(tmp_path, {**TINY_SUITE, **change})
+    result = run_cli('benchmark', path, '--dry-run',
+                     '--local-dir', tmp_path / 'results', timeout=120)
+    assert_one_line_error(result, message)
+    assert not (tmp_path / 'results').exists()
+
+
+def test_missing_or_broken_suite_file(tmp_path):
+    assert_one_line_error(run_cli('benchmark', tmp_path / 'none.yaml'),
+                          'none.yaml: no such suite file')
+    broken = tmp_path / 'broken.yaml'
+    broken.write_text('algorithms: [SAC\n')
+    assert_one_line_error(run_cli('benchmark', broken), 'not valid YAML')
+
+
+def test_dry_run_names_trials_protocol_and_folder(tmp_path):
+    path = write_suite(tmp_path, TINY_SUITE)
+    result = run_cli('benchmark', path, '--dry-run',
+                     '--local-dir', tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert ('Suite tiny: SAC, TD3 on gym/Pendulum/v1, seeds 0: 2 trials of '
+            '600 steps (100 warm-up), evaluated every 100 steps on 1 '
+            'episodes (reset seeds 1000-1000).') in result.stdout
+    assert f"Results: {tmp_path}/benchmarks/tiny (a new experiment)" in (
+        result.stdout)
+    assert TENSORFLOW_IMPORTED not in result.stderr
+
+
+def test_merge_cells_keeps_what_is_shared():
+    from ray.tune.search.sample import Function
+    specs = {
+        'SAC-x': {'a': {'b': 1, 'c': 2}, 'algo': {'lr': 1, 'alpha': 2},
+                  'same': [1, 2]},
+        'TD3-x': {'a': {'b': 1, 'c': 3}, 'algo': {'lr': 1, 'delay': 2},
+                  'same': [1, 2]},
+    }
+    merged = merge_cells(specs)
+    assert merged['same'] == [1, 2] and merged['a']['b'] == 1
+    # Different values, and dicts of different keys (a TD3 setting must not
+    # reach SAC's constructor), are the trial's cell's own.
+    assert isinstance(merged['a']['c'], Function)
+    assert isinstance(merged['algo'], Function)
+    for run, spec in specs.items():
+        trial = {'config': {'benchmark': {'run': run}}}
+        assert merged['a']['c'].func(trial) == spec['a']['c']
+        assert merged['algo'].func(trial) == spec['algo']
+
+
+def test_suite_error_is_an_experiment_error(tmp_path):
+    from softlearning.experiments import ExperimentError
+    with pytest.raises(ExperimentError):
+        load_suite(write_suite(tmp_path, {**TINY_SUITE, 'steps': 0}))
+    assert issubclass(SuiteError, ExperimentError)
+
+
+# Running and resuming ------------------------------------------------------
+
+def _progress(folder):
+    """{run name: progress rows} of the suite's trials so far."""
+    rows = {}
+    for path in glob.glob(os.path.join(folder, '*', 'progress.csv')):
+        try:
+            rows[os.path.basename(os.path.dirname(path)).split('_')[0]] = (
+                len(pd.read_csv(path)))
+        except (pd.errors.EmptyDataError, OSError):
+            continue
+    return rows
+
+
+def _benchmark(path, local_dir, log):
+    return subprocess.Popen(
+        [sys.executable, '-m', 'softlearning.cli', 'benchmark', path,
+         '--local-dir', str(local_dir), '--cpus', '2',
+         '--max-concurrent-trials', '1', '--verbose', '0'],
+        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@pytest.mark.slow
+def test_interrupted_suite_resumes(tmp_path):
+    """Ctrl+C once the first run has finished and the second has started;
+    the same command again keeps the first and continues the second from
+    its checkpoint."""
+    epochs = 100  # of 100 steps: the interruption surely comes mid-run
+    suite = {**TINY_SUITE, 'steps': 100 * epochs}
+    path = write_suite(tmp_path, suite)
+    folder = tmp_path / 'benchmarks' / 'tiny'
+    log_path = tmp_path / 'first.log'
+    with open(log_path, 'w') as log:
+        process = _benchmark(path, tmp_path, log)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and process.poll() is None:
+            rows = sorted(_progress(folder).values())
+            if len(rows) == 2 and rows[1] == epochs and 2 <= rows[0] < 60:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError(f"no interruption point: {_progress(folder)}"
+                                 f"\n{log_path.read_text()[-3000:]}")
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    output = log_path.read_text()
+    rows = _progress(folder)
+    (finished,) = [run for run, count in rows.items() if count == epochs]
+    (stopped,) = [run for run, count in rows.items() if count < epochs]
+    [finished_csv] = glob.glob(str(folder / f'{finished}_*' / 'progress.csv'))
+    before = open(finished_csv).read()
+
+    result = subprocess.run(
+        [sys.executable, '-m', 'softlearning.cli', 'benchmark', path,
+         '--local-dir', str(tmp_path), '--cpus', '2', '--verbose', '0'],
+        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, (output + result.stdout
+                                    + result.stderr)[-3000:]
+    assert 'resuming it (finished trials are kept)' in result.stdout
+    assert open(finished_csv).read() == before  # not run again
+    [stopped_dir] = glob.glob(str(folder / f'{stopped}_*'))
+    with open(os.path.join(stopped_dir, 'result.json')) as f:
+        done = [json.loads(line)['epoch'] for line in f if line.strip()]
+    # Continued from a checkpoint, never from epoch 1 again, to the end.
+    assert done[-1] == epochs and done.count(1) == 1, done
+    assert sorted(set(done)) == list(range(1, epochs + 1)), done
+
+    # Another suite under the same name is refused, not mixed in.
+    changed = write_suite(tmp_path, {**suite, 'seeds': [0, 1]})
+    assert_one_line_error(
+        run_cli('benchmark', changed, '--local-dir', tmp_path, timeout=120),
+        "holds the results of another version of suite 'tiny' (it differs "
+        "in: seeds)")
