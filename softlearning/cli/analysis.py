@@ -1,7 +1,8 @@
-"""``softlearning summary`` and ``softlearning plot``."""
+"""``softlearning summary``, ``softlearning plot`` and ``softlearning report``."""
 
 import argparse
 import os
+import sys
 
 from softlearning.analysis.results import ResultsError
 
@@ -74,6 +75,52 @@ def _plot_parser():
     return parser
 
 
+def _positive_int(value):
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number, got '{value}'") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be at least 1")
+    return number
+
+
+def _report_parser():
+    parser = _results_parser(
+        'report',
+        'Learning-quality report of benchmark runs (trials whose '
+        'params.json has a benchmark section), after Agarwal et al. 2021, '
+        '"Deep RL at the Edge of the Statistical Precipice". Each run\'s '
+        'final evaluation return is normalized per task, (return - random) '
+        '/ (reference - random), by the table in '
+        'softlearning/analysis/reference_scores.py. Per agent ("<library> '
+        '<algorithm>"): the interquartile mean (IQM), median, mean and '
+        'optimality gap of the normalized scores over all runs x tasks, '
+        'each with a 95% stratified bootstrap confidence interval (runs '
+        'resampled within each task); per task: the final return, mean ± '
+        'std over seeds. Figures: the aggregate metrics, sample-efficiency '
+        'curves (IQM against environment steps) and performance profiles, '
+        'with confidence bands. Writes report.md, aggregates.csv and the '
+        'PNGs, and prints the markdown. Unfinished runs are left out, with '
+        'a notice.')
+    parser.add_argument('--output-dir', default=None, metavar='OUT',
+                        help='Folder for report.md and the figures '
+                             '(default: <first DIR>/report).')
+    parser.add_argument('--steps', type=_positive_int, default=None,
+                        metavar='N',
+                        help='Score each run at its last evaluation at or '
+                             'before N environment steps (default: at its '
+                             'planned length, benchmark.steps).')
+    parser.add_argument('--reps', type=_positive_int, default=2000,
+                        help='Bootstrap resamples per interval (default: '
+                             '%(default)s).')
+    parser.add_argument('--seed', type=int, default=0,
+                        help='Seed of the bootstrap\'s random numbers '
+                             '(default: %(default)s).')
+    return parser
+
+
 def _fail(parser, error):
     parser.exit(2, f"{parser.prog}: error: {error}\n")
 
@@ -116,4 +163,23 @@ def plot_main(argv=None):
     except (ResultsError, ValueError) as error:
         _fail(parser, error)
     print(f"Wrote {args.output}")
+    return 0
+
+
+def report_main(argv=None):
+    parser = _report_parser()
+    args = parser.parse_args(argv)
+    from softlearning.analysis.benchmark_report import write_report
+    output_dir = os.path.expanduser(
+        args.output_dir or os.path.join(args.paths[0], 'report'))
+    try:
+        report = write_report(_load(parser, args.paths), output_dir,
+                              steps=args.steps, reps=args.reps,
+                              seed=args.seed)
+    except (ResultsError, ValueError) as error:
+        _fail(parser, error)
+    for notice in report.notices:
+        print(notice, file=sys.stderr)
+    print(report.markdown)
+    print(f"Wrote {report.path}")
     return 0

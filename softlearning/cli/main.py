@@ -55,6 +55,9 @@ RESULTS_COMMANDS = {
                'mean +- std over seeds.',
     'plot': 'Learning curves of one or more experiments (mean +- std over '
             'seeds) as an image.',
+    'report': 'Learning-quality report of benchmark runs: IQM, median, mean '
+              'and optimality gap with bootstrap CIs, per-task returns, '
+              'figures.',
 }
 
 
@@ -99,8 +102,9 @@ def main(argv=None):
         return benchmark.main(argv[1:])
     if argv[0] in RESULTS_COMMANDS:
         from . import analysis
-        function = (analysis.summary_main if argv[0] == 'summary'
-                    else analysis.plot_main)
+        function = {'summary': analysis.summary_main,
+                    'plot': analysis.plot_main,
+                    'report': analysis.report_main}[argv[0]]
         return function(argv[1:])
     # The example parses its own options; only COMMAND EXAMPLE are ours.
     if argv[0] in COMMANDS and (len(argv) < 2 or argv[1].startswith('-')):

@@ -1,0 +1,79 @@
+"""The reference scores that normalize each task's returns:
+
+    normalized = (return - random) / (reference - random)
+
+so that 0 is a uniform random policy and 1 the reference. Aggregates over
+tasks (IQM, optimality gap, performance profiles) need scores on one scale;
+compare reports only when they were normalized by the same table.
+
+``random``: the mean undiscounted return of a uniform random policy under
+the benchmark's evaluation protocol, measured with benchmarks/random_scores.py
+(gymnasium 1.4.0, MuJoCo 3.17.0): 10 episodes whose resets are seeded
+1000..1009, every action drawn uniformly from the action box by one numpy
+Generator seeded 0, each episode run to termination or the environment's
+TimeLimit (1,000 steps for the MuJoCo tasks, 200 for Pendulum).
+
+``reference``: for HalfCheetah, Hopper and Walker2d, SAC's score after 1M
+environment steps in Tianshou's MuJoCo benchmark (the SAC table of
+examples/mujoco/README.md in github.com/thu-ml/tianshou): the maximum over
+evaluations of the return averaged over 10 seeds, within the first 1M
+steps, on the v3 versions of the tasks (gym 0.17.3, mujoco-py 2.0). It is
+an optimistic figure for a single run's final return, on older versions
+of the tasks (v5 runs on the MuJoCo bindings instead of mujoco-py); for
+comparison, the same table reads about 10,400 / 3,370 / 3,740 off the SAC
+paper's (Haarnoja et al. 2018) figures. Pendulum has no such published
+1M-step figure: its reference is a round expert-level return, what a
+well-trained policy reaches over random start states, not a published
+number.
+
+Add a task here (its key is the benchmark's ``environment``, e.g.
+'gym/Ant/v5') before reporting on it.
+"""
+
+import os
+
+import numpy as np
+
+from .results import ResultsError
+
+REFERENCE_SCORES = {
+    'gym/HalfCheetah/v5': {
+        'random': -262.5,
+        'reference': 12138.8,
+        'source': 'SAC, 1M steps, Tianshou MuJoCo benchmark (HalfCheetah-v3)',
+    },
+    'gym/Hopper/v5': {
+        'random': 30.1,
+        'reference': 3542.2,
+        'source': 'SAC, 1M steps, Tianshou MuJoCo benchmark (Hopper-v3)',
+    },
+    'gym/Walker2d/v5': {
+        'random': 5.4,
+        'reference': 5007.0,
+        'source': 'SAC, 1M steps, Tianshou MuJoCo benchmark (Walker2d-v3)',
+    },
+    'gym/Pendulum/v1': {
+        'random': -1326.8,
+        'reference': -150.0,
+        'source': 'round expert-level return (no published figure)',
+    },
+}
+
+
+def reference_scores(task, table=None):
+    """The task's entry of the table; one clear error for a task it lacks."""
+    table = REFERENCE_SCORES if table is None else table
+    if task not in table:
+        raise ResultsError(
+            f"No reference scores for task '{task}': add its random and "
+            f"reference returns to REFERENCE_SCORES in "
+            f"{os.path.abspath(__file__)} (known: "
+            f"{', '.join(sorted(table))}).")
+    return table[task]
+
+
+def normalize(task, returns, table=None):
+    """Returns of ``task`` as normalized scores (0 random, 1 reference)."""
+    entry = reference_scores(task, table)
+    random, reference = entry['random'], entry['reference']
+    return (np.asarray(returns, dtype=float) - random) / (reference - random)
