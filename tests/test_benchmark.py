@@ -207,3 +207,52 @@ def test_interrupted_suite_resumes(tmp_path):
         run_cli('benchmark', changed, '--local-dir', tmp_path, timeout=120),
         "holds the results of another version of suite 'tiny' (it differs "
         "in: seeds)")
+
+
+@pytest.mark.slow
+def test_smoke_suite_and_its_report(tmp_path):
+    """The shipped smoke suite end to end, then ``softlearning report`` on
+    it, whose IQM is checked against a direct computation from the trials'
+    progress.csv files."""
+    from scipy import stats
+
+    from softlearning.analysis.reference_scores import REFERENCE_SCORES
+    result = run_cli('benchmark', 'examples/benchmarks/smoke.yaml',
+                     '--local-dir', tmp_path, '--cpus', '2', '--verbose', '0',
+                     timeout=600)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    folder = tmp_path / 'benchmarks' / 'smoke'
+    trials = sorted(glob.glob(str(folder / '*' / 'params.json')))
+    assert len(trials) == 4  # SAC, TD3 x seeds 0, 1
+    finals = {}
+    for params_path in trials:
+        with open(params_path) as f:
+            params = json.load(f)
+        protocol = params['benchmark']['evaluation']
+        assert protocol == {'episodes': 2, 'first_seed': 1000,
+                            'interval': 400, 'deterministic': True,
+                            'reward': 'raw environment reward'}
+        assert params['algorithm_params']['config']['eval_seed'] == 1000
+        progress = pd.read_csv(os.path.join(os.path.dirname(params_path),
+                                            'progress.csv'))
+        assert list(progress['total_timestep']) == [400, 800, 1200]
+        agent = f"softlearning {params['benchmark']['algorithm']}"
+        finals.setdefault(agent, []).append(
+            progress['evaluation/return-mean'].iloc[-1])
+
+    report = run_cli('report', folder, '--output-dir', tmp_path / 'report',
+                     timeout=300)
+    assert report.returncode == 0, report.stderr
+    for name in ('report.md', 'aggregate_metrics.png',
+                 'sample_efficiency.png', 'performance_profiles.png'):
+        assert (tmp_path / 'report' / name).is_file(), name
+    aggregates = pd.read_csv(tmp_path / 'report' / 'aggregates.csv')
+    scores = REFERENCE_SCORES['gym/Pendulum/v1']
+    for agent, returns in finals.items():
+        normalized = ((pd.Series(returns) - scores['random'])
+                      / (scores['reference'] - scores['random']))
+        row = aggregates[(aggregates.agent == agent)
+                         & (aggregates.metric == 'IQM')]
+        assert row['value'].item() == pytest.approx(
+            stats.trim_mean(normalized, 0.25))
+        assert row['low'].item() <= row['value'].item() <= row['high'].item()

@@ -10,6 +10,7 @@
     softlearning export CHECKPOINT OUT_DIR             policy as a SavedModel
     softlearning plot-policy CHECKPOINT [options]      sampled actions as a PNG
     softlearning benchmark SUITE_FILE [options]        a benchmark suite (resumable)
+    softlearning report DIR... [options]               IQM, median, mean, optimality gap with CIs
     softlearning summary DIR... [options]              table: one row per configuration
     softlearning plot DIR... -o FILE.png [options]     learning curves, mean +- std over seeds
 """
