@@ -48,7 +48,7 @@ environment is ``gym.make(env_id)``, seeded through the model's ``seed``.
 Settings (softlearning's presets): 256-256 ReLU networks for the actor and
 each of two critics, Adam with learning rates 3e-4 (actor, critics and
 SAC's entropy coefficient; 1e-3 on gym/Pendulum, as softlearning's
-Pendulum preset) and epsilon 1e-7 (Keras's), batch 256, a 1e6 replay
+Pendulum preset; each library's own epsilon), batch 256, a 1e6 replay
 buffer, discount 0.99, tau 0.005, time-limit truncations bootstrapped.
 SAC: entropy coefficient learned from 1.0 (``ent_coef='auto_1.0'``) towards
 the target entropy -|A|, targets updated every update. TD3: Gaussian
@@ -56,7 +56,7 @@ exploration noise of standard deviation 0.1 (in actions scaled to [-1, 1]),
 target policy noise 0.2 clipped at 0.5, policy and targets updated every 2
 updates. SBX's and SB3's defaults that differ and are set here:
 ``learning_starts`` (100 in both), TD3's ``action_noise`` (none), SB3 TD3's
-``net_arch`` ([400, 300]) and Adam's epsilon (1e-8 in optax and PyTorch).
+``net_arch`` ([400, 300]).
 
 What still differs and cannot be set through the peers' arguments:
 
@@ -64,11 +64,10 @@ What still differs and cannot be set through the peers' arguments:
   Flax (SBX) from LeCun normal (truncated, variance 1/fan_in), PyTorch
   (SB3) from U(+-1/sqrt(fan_in)), biases included; Keras and Flax start
   biases at zero.
-- Adam's epsilon: Keras adds it to the square root of the uncorrected
-  second moment, i.e. epsilon / sqrt(1 - beta_2^t) in optax's and PyTorch's
-  form (3e-6 at the first update, about 1e-7 after a few thousand). The
-  peers' entropy-coefficient optimizer keeps epsilon 1e-8 (not an
-  argument).
+- Adam's epsilon: 1e-8 in optax and PyTorch; Keras's 1e-7 is added to the
+  square root of the uncorrected second moment, i.e. 1e-7 / sqrt(1 -
+  beta_2^t) in optax's and PyTorch's form (3e-6 at the first update, about
+  1e-7 after a few thousand).
 - SAC's temperature loss: the peers take the gradient of
   -log(alpha) * (log pi + target entropy) with respect to log(alpha),
   softlearning of -alpha * (log pi + target entropy): the step in log(alpha)
@@ -137,8 +136,10 @@ COMMON_SETTINGS = {
     'activation': 'relu',
     'n_Q_functions': 2,
     'replay_pool_max_size': 1000000,
+    # Adam with each library's own epsilon (an implementation detail, not
+    # a setting softlearning's presets choose): 1e-7 in Keras, 1e-8 in
+    # optax and PyTorch.
     'optimizer': 'Adam',
-    'adam_epsilon': 1e-7,
 }
 ALGORITHM_SETTINGS = {
     'SAC': {
@@ -318,7 +319,6 @@ def constructor_arguments(library, algorithm, config):
             'net_arch': list(config['hidden_layer_sizes']),
             'activation_fn': config['activation'],
             'n_critics': config['n_Q_functions'],
-            'optimizer_kwargs': {'eps': config['adam_epsilon']},
         },
         'verbose': 0,
     }

@@ -1,0 +1,67 @@
+"""Copies the small files of benchmark trials (params.json, progress.csv)
+into a folder kept in the repository, one folder per trial, so that
+``softlearning report`` reads them without the checkpoints.
+
+    python benchmarks/collect_results.py ~/ray_results/benchmarks/mujoco_100k \
+        benchmarks/results/mujoco_100k/softlearning
+
+Only finished trials are copied unless ``--unfinished``; the trial folder
+names lose Tune's trial id (SAC-Hopper-v5-seed0_e1e9d_00001 ->
+SAC-Hopper-v5-seed0). Prints one JSON line per trial copied.
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+
+import pandas as pd
+
+FILES = ('params.json', 'progress.csv')
+
+
+def finished(trial):
+    """Whether the trial's last evaluation is at its benchmark's steps."""
+    with open(os.path.join(trial, 'params.json')) as f:
+        steps = json.load(f)['benchmark']['steps']
+    try:
+        progress = pd.read_csv(os.path.join(trial, 'progress.csv'))
+    except pd.errors.EmptyDataError:
+        return False
+    return (not progress.empty
+            and progress['total_timestep'].iloc[-1] >= steps)
+
+
+def collect(source, destination, unfinished=False):
+    copied = []
+    for params in sorted(glob.glob(os.path.join(source, '*', 'params.json'))):
+        trial = os.path.dirname(params)
+        if not os.path.isfile(os.path.join(trial, 'progress.csv')):
+            continue
+        if not unfinished and not finished(trial):
+            continue
+        name = os.path.basename(trial).split('_')[0]
+        target = os.path.join(destination, name)
+        os.makedirs(target, exist_ok=True)
+        for file in FILES:
+            shutil.copyfile(os.path.join(trial, file),
+                            os.path.join(target, file))
+        copied.append({'trial': name, 'from': trial})
+    return copied
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('source', help='A benchmark experiment folder.')
+    parser.add_argument('destination', help='Where the trial folders go.')
+    parser.add_argument('--unfinished', action='store_true',
+                        help='Also copy trials that have not finished.')
+    args = parser.parse_args()
+    for line in collect(os.path.expanduser(args.source), args.destination,
+                        args.unfinished):
+        print(json.dumps(line))
+
+
+if __name__ == '__main__':
+    main()
