@@ -670,6 +670,9 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
                     'gymnasium_id': environment_id, 'seed': seed,
                     'steps': suite['steps'],
                     'evaluation': suite['evaluation']})
+    # Seed by seed (as softlearning's suite runs them): an interrupted
+    # suite has every algorithm and task for its first seeds.
+    runs.sort(key=lambda run: seeds.index(run['seed']))
     return runs
 
 
