@@ -142,34 +142,29 @@ def _progress(folder):
     return rows
 
 
-def _benchmark(path, local_dir, log):
+def _benchmark(path, local_dir, log, *options):
     return subprocess.Popen(
         [sys.executable, '-m', 'softlearning.cli', 'benchmark', path,
-         '--local-dir', str(local_dir), '--cpus', '2',
-         '--max-concurrent-trials', '1', '--verbose', '0'],
+         '--local-dir', str(local_dir), '--cpus', '2', '--verbose', '0',
+         *options],
         cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-@pytest.mark.slow
-def test_interrupted_suite_resumes(tmp_path):
-    """Ctrl+C once the first run has finished and the second has started;
-    the same command again keeps the first and continues the second from
-    its checkpoint."""
-    epochs = 100  # of 100 steps: the interruption surely comes mid-run
-    suite = {**TINY_SUITE, 'steps': 100 * epochs}
-    path = write_suite(tmp_path, suite)
-    folder = tmp_path / 'benchmarks' / 'tiny'
-    log_path = tmp_path / 'first.log'
+def _interrupt_mid_suite(path, local_dir, folder, epochs):
+    """Runs the suite one trial at a time and presses Ctrl+C once a trial
+    has finished and the next one has evaluated but not finished."""
+    log_path = local_dir / 'first.log'
     with open(log_path, 'w') as log:
-        process = _benchmark(path, tmp_path, log)
+        process = _benchmark(path, local_dir, log,
+                             '--max-concurrent-trials', '1')
     try:
         deadline = time.time() + 300
         while time.time() < deadline and process.poll() is None:
             rows = sorted(_progress(folder).values())
-            if len(rows) == 2 and rows[1] == epochs and 2 <= rows[0] < 60:
+            if rows and rows[-1] == epochs and 1 <= rows[0] < epochs:
                 break
-            time.sleep(0.2)
+            time.sleep(0.1)
         else:
             raise AssertionError(f"no interruption point: {_progress(folder)}"
                                  f"\n{log_path.read_text()[-3000:]}")
@@ -178,22 +173,39 @@ def test_interrupted_suite_resumes(tmp_path):
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
-    output = log_path.read_text()
-    rows = _progress(folder)
-    (finished,) = [run for run, count in rows.items() if count == epochs]
-    (stopped,) = [run for run, count in rows.items() if count < epochs]
-    [finished_csv] = glob.glob(str(folder / f'{finished}_*' / 'progress.csv'))
-    before = open(finished_csv).read()
+    return log_path.read_text()
 
-    result = subprocess.run(
-        [sys.executable, '-m', 'softlearning.cli', 'benchmark', path,
-         '--local-dir', str(tmp_path), '--cpus', '2', '--verbose', '0'],
-        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': REPO_ROOT},
-        capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, (output + result.stdout
-                                    + result.stderr)[-3000:]
-    assert 'resuming it (finished trials are kept)' in result.stdout
-    assert open(finished_csv).read() == before  # not run again
+
+@pytest.mark.slow
+def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
+    """The shipped smoke suite, interrupted (Ctrl+C) once a trial has
+    finished and the next has started; the same command again keeps the
+    finished trial and continues the other from its checkpoint. Then
+    ``softlearning report``, whose IQM is checked against a direct
+    computation from the trials' progress.csv files."""
+    from scipy import stats
+
+    from softlearning.analysis.reference_scores import REFERENCE_SCORES
+    path = os.path.join(REPO_ROOT, 'examples', 'benchmarks', 'smoke.yaml')
+    suite = load_suite(path)
+    epochs = suite.steps // suite.evaluation['interval']
+    folder = tmp_path / 'benchmarks' / 'smoke'
+    output = _interrupt_mid_suite(path, tmp_path, folder, epochs)
+    rows = _progress(folder)
+    finished = [run for run, count in rows.items() if count == epochs]
+    (stopped,) = [run for run, count in rows.items() if count < epochs]
+    before = {run: (folder / glob.glob(str(folder / f'{run}_*'))[0]
+                    / 'progress.csv').read_text() for run in finished}
+
+    with open(tmp_path / 'second.log', 'w') as log:
+        process = _benchmark(path, tmp_path, log)
+    process.wait(timeout=600)
+    second = (tmp_path / 'second.log').read_text()
+    assert process.returncode == 0, (output + second)[-3000:]
+    assert 'resuming it (finished trials are kept)' in second
+    for run, text in before.items():  # not run again
+        [trial] = glob.glob(str(folder / f'{run}_*'))
+        assert open(os.path.join(trial, 'progress.csv')).read() == text
     [stopped_dir] = glob.glob(str(folder / f'{stopped}_*'))
     with open(os.path.join(stopped_dir, 'result.json')) as f:
         done = [json.loads(line)['epoch'] for line in f if line.strip()]
@@ -201,41 +213,20 @@ def test_interrupted_suite_resumes(tmp_path):
     assert done[-1] == epochs and done.count(1) == 1, done
     assert sorted(set(done)) == list(range(1, epochs + 1)), done
 
-    # Another suite under the same name is refused, not mixed in.
-    changed = write_suite(tmp_path, {**suite, 'seeds': [0, 1]})
-    assert_one_line_error(
-        run_cli('benchmark', changed, '--local-dir', tmp_path, timeout=120),
-        "holds the results of another version of suite 'tiny' (it differs "
-        "in: seeds)")
-
-
-@pytest.mark.slow
-def test_smoke_suite_and_its_report(tmp_path):
-    """The shipped smoke suite end to end, then ``softlearning report`` on
-    it, whose IQM is checked against a direct computation from the trials'
-    progress.csv files."""
-    from scipy import stats
-
-    from softlearning.analysis.reference_scores import REFERENCE_SCORES
-    result = run_cli('benchmark', 'examples/benchmarks/smoke.yaml',
-                     '--local-dir', tmp_path, '--cpus', '2', '--verbose', '0',
-                     timeout=600)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
-    folder = tmp_path / 'benchmarks' / 'smoke'
     trials = sorted(glob.glob(str(folder / '*' / 'params.json')))
     assert len(trials) == 4  # SAC, TD3 x seeds 0, 1
     finals = {}
     for params_path in trials:
         with open(params_path) as f:
             params = json.load(f)
-        protocol = params['benchmark']['evaluation']
-        assert protocol == {'episodes': 2, 'first_seed': 1000,
-                            'interval': 400, 'deterministic': True,
-                            'reward': 'raw environment reward'}
+        assert params['benchmark']['evaluation'] == {
+            **suite.evaluation, 'deterministic': True,
+            'reward': 'raw environment reward'}
         assert params['algorithm_params']['config']['eval_seed'] == 1000
         progress = pd.read_csv(os.path.join(os.path.dirname(params_path),
                                             'progress.csv'))
-        assert list(progress['total_timestep']) == [400, 800, 1200]
+        assert list(progress['total_timestep']) == [
+            suite.evaluation['interval'] * (i + 1) for i in range(epochs)]
         agent = f"softlearning {params['benchmark']['algorithm']}"
         finals.setdefault(agent, []).append(
             progress['evaluation/return-mean'].iloc[-1])
@@ -256,3 +247,11 @@ def test_smoke_suite_and_its_report(tmp_path):
         assert row['value'].item() == pytest.approx(
             stats.trim_mean(normalized, 0.25))
         assert row['low'].item() <= row['value'].item() <= row['high'].item()
+
+    # Another suite under the same name is refused, not mixed in.
+    changed = write_suite(tmp_path, {**yaml.safe_load(open(path)),
+                                     'seeds': [0, 1, 2]})
+    assert_one_line_error(
+        run_cli('benchmark', changed, '--local-dir', tmp_path, timeout=120),
+        "holds the results of another version of suite 'smoke' (it differs "
+        "in: seeds)")

@@ -333,6 +333,7 @@ def prepare_suite(suite, mode='local', **given):
     if storage.exists(storage.join(folder, 'tuner.pkl')):
         _check_same_suite(folder, suite)
         experiment.restore_experiment = folder
+        experiment.restore_param_space = variant_spec
     return experiment
 
 

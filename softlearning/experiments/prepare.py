@@ -39,6 +39,10 @@ class Experiment:
     # (storage path, experiment name) of the results; None: the default
     # <results root>/<universe>/<domain>/<task>/<timestamp>-<exp name>.
     location: Optional[tuple] = None
+    # The param space a resumed experiment gets again: Tune keeps its
+    # functions (sample_from, which a benchmark suite's spec holds) only as
+    # placeholders, which the trials not yet started need resolved.
+    restore_param_space: Optional[dict] = None
     tune_settings: dict = dataclasses.field(default_factory=dict)
 
     @property

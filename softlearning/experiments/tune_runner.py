@@ -78,7 +78,8 @@ def _run(experiment, start_ray):
                   flush=True)
             tuner = tune.Tuner.restore(
                 experiment.restore_experiment, trainable,
-                resume_unfinished=True, resume_errored=True)
+                resume_unfinished=True, resume_errored=True,
+                param_space=experiment.restore_param_space)
             return tuner.fit(), experiment.restore_experiment
         settings = experiment.tune_settings
         tuner = tune.Tuner(
