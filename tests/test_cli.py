@@ -33,7 +33,8 @@ def test_help():
     ['launch_example_ec2', 'examples.development', '--dry-run'],
     ['launch_example_gce', 'examples.development', '--help'],
     ['simulate', '--help'], ['export', '--help'], ['plot-policy', '--help'],
-    ['summary', '--help'], ['plot', '--help']])
+    ['summary', '--help'], ['plot', '--help'], ['report', '--help'],
+    ['benchmark', '--help']])
 def test_help_and_dry_runs_do_not_import_tensorflow(args, tmp_path):
     """What only prints (help, the commands of a launch) answers at once:
     TensorFlow's import alone takes seconds, and writes its start-up lines
