@@ -116,7 +116,7 @@ def test_merge_cells_keeps_what_is_shared():
     assert isinstance(merged['a']['c'], Function)
     assert isinstance(merged['algo'], Function)
     for run, spec in specs.items():
-        trial = {'config': {'benchmark': {'run': run}}}
+        trial = {'benchmark': {'run': run}}
         assert merged['a']['c'].func(trial) == spec['a']['c']
         assert merged['algo'].func(trial) == spec['algo']
 

@@ -232,9 +232,9 @@ def benchmark_entry(suite, algorithm, environment, library='softlearning'):
     }
 
 
-def _cell_value(values, spec):
+def _cell_value(values, config):
     """A sample_from function: this trial's cell's value of one entry."""
-    return values[spec["config"]["benchmark"]["run"]]
+    return values[config['benchmark']['run']]
 
 
 def merge_cells(specs):

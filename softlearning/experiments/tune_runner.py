@@ -115,18 +115,22 @@ def _run(experiment, start_ray):
     return results, storage.join(storage_path, experiment_name)
 
 
-def report(results, experiment_folder):
+def report(results, experiment_folder, resume=None):
     """One line per trial; returns the exit code (1 if a trial failed).
     ``experiment_folder`` is a folder or a URI, shown without its query
-    (which may hold endpoint options)."""
+    (which may hold endpoint options). A trial that did not reach its end
+    (the run was interrupted) is UNFINISHED; ``resume`` says how to
+    continue it (default: --restore EXPERIMENT_FOLDER)."""
     shown = experiment_folder.split('?')[0]
     print(f"\nResults: {shown}")
-    failed = 0
+    failed = unfinished = 0
     for result in results:
         metrics = result.metrics or {}
         evaluation = metrics.get('evaluation', {}).get('return-mean')
-        status = 'ERROR' if result.error else 'OK'
+        status = ('ERROR' if result.error else
+                  'OK' if metrics.get('done') else 'UNFINISHED')
         failed += bool(result.error)
+        unfinished += status == 'UNFINISHED'
         trial = storage.join(shown, os.path.basename(result.path))
         line = f"  [{status}] {trial}"
         if evaluation is not None:
@@ -135,4 +139,7 @@ def report(results, experiment_folder):
         print(line)
         if result.error:
             print(f"    {type(result.error).__name__}: {result.error}")
+    if unfinished:
+        print(f"{unfinished} trial(s) unfinished; to continue them: "
+              f"{resume or '--restore ' + shown}")
     return 1 if failed else 0
