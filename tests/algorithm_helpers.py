@@ -9,19 +9,23 @@ from softlearning.utils.random import set_seed
 POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
                   'SQL': 'FeedforwardSamplingPolicy',
                   'TD3': 'FeedforwardDeterministicPolicy',
-                  'DDPG': 'FeedforwardDeterministicPolicy'}
+                  'DDPG': 'FeedforwardDeterministicPolicy',
+                  'TQC': 'FeedforwardGaussianPolicy'}
 
 
 def make_algorithm(class_name, seed=0, pool_size=2000,
-                   Q_class='double_feedforward_Q_function', **config):
-    """(algorithm, env, policy, pool, sampler, uniform policy)."""
+                   Q_class='double_feedforward_Q_function', Q_config=None,
+                   **config):
+    """(algorithm, env, policy, pool, sampler, uniform policy);
+    ``Q_config`` adds to the Q-functions' config."""
     set_seed(seed)
     env = environments.get_environment('gym', 'Pendulum', 'v1')
     policy = policies.get({'class_name': POLICY_CLASSES[class_name],
                            'config': {'hidden_layer_sizes': (16, 16)}},
                           env, seed=seed)
     Qs = value_functions.get({'class_name': Q_class,
-                              'config': {'hidden_layer_sizes': (16, 16)}}, env)
+                              'config': {'hidden_layer_sizes': (16, 16),
+                                         **(Q_config or {})}}, env)
     pool = replay_pools.get({'class_name': 'SimpleReplayPool',
                              'config': {'max_size': pool_size}}, env, seed=seed)
     sampler = samplers.get({'class_name': 'SimpleSampler',

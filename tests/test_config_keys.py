@@ -28,6 +28,8 @@ FIXED_BY_THE_CALLER = {
                                          'target_update_interval'},
     'softlearning.value_functions.feedforward_q_function:'
     'double_feedforward_Q_function': {'name'},
+    'softlearning.value_functions.feedforward_q_function:'
+    'feedforward_Q_functions': {'name'},
     'softlearning.value_functions.recurrent_q_function:'
     'double_recurrent_Q_function': {'name'},
 }

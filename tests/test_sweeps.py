@@ -125,7 +125,8 @@ def _parse_error(capsys, *argv):
     ('algorithm_params.config.discont=0.9',
      "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
      "alpha_lr, augmentation_pad, batch_size, discount, epoch_length, "
-     "eval_deterministic, eval_n_episodes, fused_steps, initial_alpha, "
+     "eval_deterministic, eval_n_episodes, eval_seed, fused_steps, "
+     "initial_alpha, "
      "jit_compile, "
      "max_path_length, min_pool_size, n_epochs, n_initial_exploration_steps, "
      "n_train_repeat, policy_lr, reward_scale, target_entropy, "

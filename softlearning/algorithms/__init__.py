@@ -10,6 +10,7 @@ ALGORITHMS = {
     'SQL': 'softlearning.algorithms.sql:SQL',
     'TD3': 'softlearning.algorithms.td3:TD3',
     'DDPG': 'softlearning.algorithms.td3:DDPG',
+    'TQC': 'softlearning.algorithms.tqc:TQC',
 }
 
 __getattr__ = lazy_attributes({
@@ -30,5 +31,5 @@ def get(params, **kwargs):
 
 
 __all__ = ['ALGORITHMS', 'DDPG', 'FusedUpdateAlgorithm', 'RLAlgorithm', 'SAC',
-           'SQL', 'TD3',
+           'SQL', 'TD3', 'TQC',
            'get', 'get_algorithm_class']

@@ -199,13 +199,27 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             tf.stack([Q.head(inputs, actions) for Q in Qs], axis=0), axis=0)
 
     def _bellman_targets(self, batch, next_values):
-        """y = reward_scale * r + discount * (1 - d) * V(s')."""
+        """y = reward_scale * r + discount * (1 - d) * V(s'); from an
+        n-step pool (replay_pools/n_step_replay_pool.py: rewards (B, n),
+        zero after the k steps kept, and 'n_steps' k):
+        y = reward_scale * sum_j discount^j r_j + discount^k (1 - d) V(s')."""
+        rewards, discount = batch['rewards'], self._discount
+        if 'n_steps' in batch:
+            powers = discount ** tf.range(tf.shape(rewards)[-1],
+                                          dtype=rewards.dtype)
+            rewards = tf.reduce_sum(rewards * powers, axis=-1, keepdims=True)
+            discount = discount ** batch['n_steps']
         return tf.stop_gradient(
-            self._reward_scale * batch['rewards']
-            + self._discount * (1.0 - batch['terminals']) * next_values)
+            self._reward_scale * rewards
+            + discount * (1.0 - batch['terminals']) * next_values)
+
+    def _Q_loss(self, Q_values, Q_targets, batch):
+        """One Q-function's loss: 0.5 * mean((Q(s, a) - y)^2). A
+        distributional critic (TQC) has its own."""
+        return 0.5 * self._mean((Q_values - Q_targets) ** 2, batch)
 
     def _update_Qs_towards(self, batch, Q_targets):
-        """One gradient step of L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2).
+        """One gradient step of L_Q = sum_i L(Q_i(s, a), y) (``_Q_loss``).
 
         Returns (L_Q, mean Q(s, a), observations for the policy's step).
         The latter are, for a pixel agent, the features the encoder computed
@@ -217,9 +231,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         with tf.GradientTape() as tape:
             inputs = self._Qs[0].network_inputs(batch['observations'])
             Q_values = [Q.head(inputs, batch['actions']) for Q in self._Qs]
-            Q_losses = [0.5 * self._mean((Q_value - Q_targets) ** 2, batch)
-                        for Q_value in Q_values]
-            Q_loss = tf.add_n(Q_losses)
+            Q_loss = tf.add_n([self._Q_loss(Q_value, Q_targets, batch)
+                               for Q_value in Q_values])
         gradients = tape.gradient(Q_loss, self._Q_variables)
         self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
         Q_mean = tf.add_n([self._mean(Q_value, batch)

@@ -51,6 +51,10 @@ class SAC(FusedUpdateAlgorithm):
                              next_actions)
         return self._bellman_targets(batch, next_Q - alpha * next_log_pis)
 
+    def _policy_Q(self, observations, actions):
+        """The value the policy climbs: min_i Q_i(s, a), (B, 1)."""
+        return self._min_Q(self._Qs, observations, actions)
+
     def _update_policy(self, batch, observations, alpha, seed):
         """``observations``: the minibatch's, as the critic's step passed
         them on (a pixel agent's features); ``batch`` gives the mask."""
@@ -58,7 +62,7 @@ class SAC(FusedUpdateAlgorithm):
         with tf.GradientTape() as tape:
             actions, log_pis = self._policy.actions_and_log_probs(
                 observations, seed=seed)
-            Q_values = self._min_Q(self._Qs, observations, actions)
+            Q_values = self._policy_Q(observations, actions)
             policy_loss = self._mean(alpha * log_pis - Q_values, batch)
         gradients = tape.gradient(policy_loss, variables)
         self._policy_optimizer.apply_gradients(zip(gradients, variables))

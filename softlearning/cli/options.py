@@ -195,6 +195,10 @@ def get_parser(algorithms=tuple(presets.ALGORITHMS),
                        help='Override the maximum episode length.')
     group.add_argument('--seed', type=int, default=None,
                        help='Fix the seed (default: each trial draws one).')
+    group.add_argument('--n-step', type=positive_int, default=1,
+                       help='n-step returns: targets sum N discounted '
+                            'rewards (cut at terminations and truncations) '
+                            'before bootstrapping (default: 1).')
     group.add_argument('--config', type=key_value, action='append',
                        default=[], metavar='KEY=VALUE',
                        help='Override any variant entry by its dotted path, '

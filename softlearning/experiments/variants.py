@@ -149,7 +149,24 @@ def preset_variant(args, universe, domain, task):
         variant_spec['curriculum'] = curriculum.load_curriculum_file(
             args.curriculum)
     set_parallel_sampling(variant_spec, args)
+    set_n_step(variant_spec, getattr(args, 'n_step', 1))
     return variant_spec
+
+
+def set_n_step(variant_spec, n_step):
+    """``--n-step N`` (N > 1): the pool returns n-step transitions
+    (replay_pools/n_step_replay_pool.py)."""
+    if n_step == 1:
+        return
+    pool = variant_spec['replay_pool_params']
+    if pool['class_name'] != 'SimpleReplayPool':
+        raise ValueError(
+            f"--n-step {n_step} needs transitions from a SimpleReplayPool; "
+            f"this agent's pool is a {pool['class_name']} (recurrent and "
+            "pixel agents: --n-step 1).")
+    variant_spec['replay_pool_params'] = {
+        'class_name': 'NStepReplayPool',
+        'config': {**pool['config'], 'n_step': n_step}}
 
 
 def set_parallel_sampling(variant_spec, args):

@@ -3,12 +3,14 @@
 from softlearning.utils.registry import lookup
 
 from .frame_replay_pool import FrameReplayPool
+from .n_step_replay_pool import NStepReplayPool
 from .sequence_replay_pool import SequenceReplayPool
 from .simple_replay_pool import SimpleReplayPool
 
 REPLAY_POOLS = {'SimpleReplayPool': SimpleReplayPool,
                 'SequenceReplayPool': SequenceReplayPool,
-                'FrameReplayPool': FrameReplayPool}
+                'FrameReplayPool': FrameReplayPool,
+                'NStepReplayPool': NStepReplayPool}
 
 
 def get(params, env, seed=None):
@@ -19,4 +21,5 @@ def get(params, env, seed=None):
         **params.get('config', {}))
 
 
-__all__ = ['FrameReplayPool', 'SequenceReplayPool', 'SimpleReplayPool', 'get']
+__all__ = ['FrameReplayPool', 'NStepReplayPool', 'SequenceReplayPool',
+           'SimpleReplayPool', 'get']

@@ -27,12 +27,10 @@ transitions, so a resumed run samples the same windows.
 
 import numpy as np
 
-from .simple_replay_pool import SimpleReplayPool, _flatten, _map_nested
-
-EPISODE_FIELDS = ('episodes', 'episode_steps')
+from .simple_replay_pool import EPISODE_FIELDS, EpisodeReplayPool, _map_nested
 
 
-class SequenceReplayPool(SimpleReplayPool):
+class SequenceReplayPool(EpisodeReplayPool):
 
     def __init__(self, observation_shapes, action_shape, max_size,
                  sequence_length=16, burn_in=8, seed=None):
@@ -44,24 +42,10 @@ class SequenceReplayPool(SimpleReplayPool):
             raise ValueError(
                 f"sequence_length must be >= 1 and burn_in >= 0, got "
                 f"{sequence_length} and {burn_in}")
-        for field in EPISODE_FIELDS:
-            self.fields[field] = ((), np.int64)
-            # -1: no episode (a transition added without its id continues
-            # nothing).
-            self.data[field] = np.full(self._max_size, -1, np.int64)
-        self._flat_data = list(_flatten(self.data))
 
     @property
     def window(self):
         return self.burn_in + self.sequence_length
-
-    def add_sample(self, observation, action, reward, terminal,
-                   next_observation, episode=None, step=None):
-        i = self._pointer
-        self.data['episodes'][i] = -1 if episode is None else episode
-        self.data['episode_steps'][i] = 0 if step is None else step
-        super().add_sample(observation, action, reward, terminal,
-                           next_observation)
 
     def batch_shapes(self):
         shapes = _map_nested(lambda spec: (self.window, *spec[0]), {
@@ -79,9 +63,8 @@ class SequenceReplayPool(SimpleReplayPool):
                 f"window of {self.window} (burn_in + sequence_length).")
         starts = self._np_random.integers(0, self._size - self.window + 1,
                                           shape)
-        chronological = starts[..., None] + np.arange(self.window)
-        oldest = self._pointer - self._size
-        return (oldest + chronological) % self._max_size
+        return self.chronological_indices(starts[..., None]
+                                          + np.arange(self.window))
 
     def mask(self, indices):
         """(..., T, 1): 1 where a step counts in the losses."""

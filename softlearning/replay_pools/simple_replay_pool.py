@@ -233,3 +233,37 @@ class SimpleReplayPool:
 
     def set_np_random_state(self, state):
         self._np_random.bit_generator.state = state
+
+
+EPISODE_FIELDS = ('episodes', 'episode_steps')
+
+
+class EpisodeReplayPool(SimpleReplayPool):
+    """A SimpleReplayPool that also stores each transition's episode id and
+    step within it (the samplers pass them), so that sampling can tell where
+    episodes begin and end (sequence_replay_pool.py,
+    n_step_replay_pool.py). Checkpoints store them with the transitions."""
+
+    def __init__(self, observation_shapes, action_shape, max_size,
+                 seed=None):
+        super().__init__(observation_shapes, action_shape, max_size,
+                         seed=seed)
+        for field in EPISODE_FIELDS:
+            self.fields[field] = ((), np.int64)
+            # -1: no episode (a transition added without its id continues
+            # nothing).
+            self.data[field] = np.full(self._max_size, -1, np.int64)
+        self._flat_data = list(_flatten(self.data))
+
+    def add_sample(self, observation, action, reward, terminal,
+                   next_observation, episode=None, step=None):
+        i = self._pointer
+        self.data['episodes'][i] = -1 if episode is None else episode
+        self.data['episode_steps'][i] = 0 if step is None else step
+        super().add_sample(observation, action, reward, terminal,
+                           next_observation)
+
+    def chronological_indices(self, positions):
+        """Ring indices of the transitions at ``positions`` (0: the oldest
+        stored)."""
+        return (self._pointer - self._size + positions) % self._max_size

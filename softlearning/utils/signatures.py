@@ -9,9 +9,10 @@ _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD,
                   inspect.Parameter.KEYWORD_ONLY)
 
 
-def _keywords_and_forwards(function):
+def _keywords_and_forwards(function, follow_wrapped=True):
     """(names ``function`` takes as keywords, whether it has ``**kwargs``)."""
-    parameters = inspect.signature(function).parameters.values()
+    parameters = inspect.signature(
+        function, follow_wrapped=follow_wrapped).parameters.values()
     names = {p.name for p in parameters if p.kind in _KEYWORD_KINDS}
     forwards = any(p.kind == inspect.Parameter.VAR_KEYWORD
                    for p in parameters)
@@ -39,12 +40,17 @@ def accepted_keywords(constructor):
     (e.g. SAC's to RLAlgorithm's). A function that passes everything on
     declares where with ``__wrapped__`` (``functools.wraps`` sets it), which
     is followed too. Returns None for a function that takes ``**kwargs``
-    without saying where they go: anything may be accepted."""
+    without saying where they go: anything may be accepted. A function
+    that forwards to ``__wrapped__`` accepts its own keywords too."""
+    own = set()
+    if not inspect.isclass(constructor) and hasattr(constructor,
+                                                    '__wrapped__'):
+        own, _ = _keywords_and_forwards(constructor, follow_wrapped=False)
     constructor = inspect.unwrap(constructor)
     if inspect.isclass(constructor):
-        return _class_keywords(constructor)
+        return _class_keywords(constructor) | own
     names, forwards = _keywords_and_forwards(constructor)
-    return None if forwards else names
+    return None if forwards else names | own
 
 
 # Reading constructors from source ----------------------------------------

@@ -11,6 +11,7 @@ VALUE_FUNCTIONS = {
     'double_feedforward_Q_function':
         f'{_FEEDFORWARD}:double_feedforward_Q_function',
     'feedforward_Q_function': f'{_FEEDFORWARD}:feedforward_Q_function',
+    'feedforward_Q_functions': f'{_FEEDFORWARD}:feedforward_Q_functions',
     'double_recurrent_Q_function':
         f'{_RECURRENT}:double_recurrent_Q_function',
     'recurrent_Q_function': f'{_RECURRENT}:recurrent_Q_function',
@@ -38,4 +39,5 @@ def get(params, env, encoder=None):
 __all__ = ['FeedforwardQFunction', 'RecurrentQFunction', 'VALUE_FUNCTIONS',
            'clone_Q_functions',
            'double_feedforward_Q_function', 'double_recurrent_Q_function',
-           'feedforward_Q_function', 'get', 'recurrent_Q_function']
+           'feedforward_Q_function', 'feedforward_Q_functions', 'get',
+           'recurrent_Q_function']

@@ -32,10 +32,12 @@ class FeedforwardQFunction:
             **model_options)
 
     def _build_model(self, observation_size, action_size, hidden_layer_sizes,
-                     activation, name):
+                     activation, name, output_size=1):
+        """``output_size``: 1 for Q(s, a); M for a critic that predicts M
+        quantiles of the return (TQC)."""
         return feedforward_model(
-            observation_size + action_size, hidden_layer_sizes, 1,
-            activation=activation, name=name)
+            observation_size + action_size, hidden_layer_sizes,
+            int(output_size), activation=activation, name=name)
 
     def network_inputs(self, observations):
         """What the network reads of the observations: the encoder's
@@ -102,7 +104,19 @@ def feedforward_Q_function(*args, **kwargs):
     return (FeedforwardQFunction(*args, **kwargs),)
 
 
-# Both take FeedforwardQFunction's arguments; __wrapped__ says so to
-# inspect.signature (and to the check of variant config keys).
+def feedforward_Q_functions(*args, n_Q_functions=2, n_quantiles=None,
+                            **kwargs):
+    """An ensemble of ``n_Q_functions`` Q-functions (TQC's 5, REDQ's 10);
+    with ``n_quantiles`` each predicts that many quantiles of the return
+    (a distributional critic, TQC) instead of its expectation."""
+    if n_quantiles is not None:
+        kwargs['output_size'] = int(n_quantiles)
+    return tuple(FeedforwardQFunction(*args, name=f'Q{i}', **kwargs)
+                 for i in range(int(n_Q_functions)))
+
+
+# They take FeedforwardQFunction's arguments (besides their own);
+# __wrapped__ says so to the check of variant config keys.
 double_feedforward_Q_function.__wrapped__ = FeedforwardQFunction
 feedforward_Q_function.__wrapped__ = FeedforwardQFunction
+feedforward_Q_functions.__wrapped__ = FeedforwardQFunction

@@ -13,7 +13,8 @@ import importlib
 from softlearning.utils.registry import lookup
 
 # --algorithm NAME -> its preset module (in this package).
-ALGORITHMS = {'SAC': 'sac', 'SQL': 'sql', 'TD3': 'td3', 'DDPG': 'ddpg'}
+ALGORITHMS = {'SAC': 'sac', 'SQL': 'sql', 'TD3': 'td3', 'DDPG': 'ddpg',
+              'TQC': 'tqc'}
 
 # --policy KIND -> the policy class (None: the algorithm's recurrent one,
 # from recurrent.py).
