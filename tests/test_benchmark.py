@@ -56,7 +56,7 @@ def test_suite_file_defaults_and_protocol(tmp_path):
         'algorithm_params.config.n_initial_exploration_steps': 10000}
 
 
-@pytest.mark.parametrize('change, message', [
+BAD_SUITES = [
     ({'algorithms': ['SAC', 'PPO']}, "algorithm 'PPO' is not one of SAC"),
     ({'environments': ['HalfCheetah-v5']},
      "environment 'HalfCheetah-v5' is not universe/domain/task"),
@@ -69,6 +69,19 @@ def test_suite_file_defaults_and_protocol(tmp_path):
     ({'config': {'algorithm_params.config.eval_n_episodes': 3}},
      "is set by the suite's evaluation.episodes"),
     ({'options': {'seed': 3}}, "options.seed is the suite's own"),
+]
+
+
+@pytest.mark.parametrize('change, message', BAD_SUITES)
+def test_bad_suite_files(tmp_path, change, message):
+    with pytest.raises(SuiteError) as error:
+        load_suite(write_suite(tmp_path, {**TINY_SUITE, **change}))
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize('change, message', [
+    BAD_SUITES[0],
+    # A bad option is found where the runs are built, still before Ray.
     ({'options': {'trial_cpus': 1, 'policy': 'flat'}},
      'cannot train --policy flat; valid policies for SAC: gaussian'),
 ])

@@ -1,4 +1,5 @@
-"""SAC, SQL, TD3 and DDPG learn Pendulum-v1 (the README's quick start), and
+"""SAC, SQL, TD3, DDPG, TQC and n-step SAC learn Pendulum-v1 (the README's
+quick start), and
 recurrent SAC learns it without velocities where feedforward SAC cannot,
 through the real CLI.
 
@@ -70,6 +71,20 @@ def test_td3_and_ddpg_learn_pendulum_in_8k_steps(tmp_path):
                            steps=8000)
     assert finals['TD3'] >= SOLVED, finals
     assert finals['DDPG'] >= SOLVED, finals
+
+
+def test_tqc_and_n_step_sac_learn_pendulum_in_6k_steps(tmp_path):
+    """TQC with two critics (SBX's default; the preset's five cost about
+    four times as much per update, the same code) and SAC with 3-step
+    returns, in the SAC test's budget."""
+    options = ['--n-epochs', '6']
+    finals = final_returns(tmp_path, {
+        'TQC': ['--algorithm', 'TQC', '--config',
+                'Q_params.config.n_Q_functions=2', *options],
+        'SAC 3-step': ['--algorithm', 'SAC', '--n-step', '3', *options]},
+        steps=6000)
+    assert finals['TQC'] >= SOLVED, finals
+    assert finals['SAC 3-step'] >= SOLVED, finals
 
 
 def test_recurrent_sac_beats_feedforward_sac_without_velocities(tmp_path):
