@@ -1,7 +1,6 @@
 """SAC, SQL, TD3, DDPG, TQC and n-step SAC learn Pendulum-v1 (the README's
-quick start), and
-recurrent SAC learns it without velocities where feedforward SAC cannot,
-through the real CLI.
+quick start), and recurrent SAC learns it without velocities where
+feedforward SAC cannot, through the real CLI.
 
 One fixed seed each, to keep CI short; benchmarks/pendulum_learning.py runs
 three (figures in the README). Each test trains two agents at once, one
