@@ -2,7 +2,8 @@
 machine, in one run; prints one JSON object.
 
 Throughput (default):
-The same setting as throughput.py: SAC on gymnasium HalfCheetah-v5, one
+The same setting as throughput.py: SAC (or ``--algorithm TQC``, with two
+critics of 25 quantiles, against SBX's) on gymnasium HalfCheetah-v5, one
 gradient update per environment step, batch 256, 256-256 networks, a 1e6
 replay pool, 1,000 warm-up steps; each library's rate is measured over
 ``--steps`` steps after another 1,000 steps that absorb compilation.
@@ -36,16 +37,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WARMUP_STEPS = 1000
 COMPILE_STEPS = 1000
 
-# Runs in the peer's interpreter: prints {"env_steps_per_s": ...}.
+# Runs in the peer's interpreter: prints {"env_steps_per_s": ...}. TQC is
+# SBX's only (sb3-contrib is not a peer here), with two critics of 25
+# quantiles and 2 dropped per critic (its defaults).
 PEER_SCRIPT = '''
 import json, sys, time
-library, steps = sys.argv[1], int(sys.argv[2])
+library, algorithm, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if library == "sb3":
     from stable_baselines3 import SAC
-    from stable_baselines3.common.callbacks import BaseCallback
 else:
-    from sbx import SAC
-    from stable_baselines3.common.callbacks import BaseCallback
+    from sbx import SAC, TQC
+from stable_baselines3.common.callbacks import BaseCallback
 import gymnasium as gym
 
 START = {warmup} + {compile}
@@ -57,12 +59,22 @@ class Clock(BaseCallback):
         return True
 
 clock = Clock()
-model = SAC("MlpPolicy", gym.make("HalfCheetah-v5"), batch_size=256,
-            buffer_size=1_000_000, learning_starts={warmup}, train_freq=1,
-            gradient_steps=1, policy_kwargs=dict(net_arch=[256, 256]), seed=1)
+network = dict(net_arch=[256, 256])
+if algorithm == "TQC":
+    agent = TQC
+    network.update(n_critics=2, n_quantiles=25)
+else:
+    agent = SAC
+model = agent("MlpPolicy", gym.make("HalfCheetah-v5"), batch_size=256,
+              buffer_size=1_000_000, learning_starts={warmup}, train_freq=1,
+              gradient_steps=1, policy_kwargs=network, seed=1)
 model.learn(total_timesteps=START + steps, callback=clock)
 print(json.dumps({{"env_steps_per_s": steps / (time.perf_counter() - clock.start)}}))
 '''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS)
+# softlearning's setting of the same agent (throughput.py --config).
+SOFTLEARNING_CONFIG = {'SAC': [],
+                       'TQC': ['Q_params.config.n_Q_functions=2']}
+PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',)}
 
 
 EVALUATION_SEEDS = tuple(range(1000, 1010))
@@ -213,6 +225,9 @@ def run_json(command):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--steps', type=int, default=5000)
+    parser.add_argument('--algorithm', choices=tuple(PEERS), default='SAC',
+                        help='The agent compared in throughput (TQC: with '
+                             "two critics, SBX's default).")
     parser.add_argument('--peer-python', default=sys.executable,
                         help='Interpreter with stable-baselines3 / sbx-rl '
                              '(default: this one).')
@@ -225,15 +240,19 @@ def main():
         compare_td3_learning(args)
         return
 
-    ours, error = run_json([sys.executable, os.path.join(HERE, 'throughput.py'),
-                            '--steps', str(args.steps)])
+    ours, error = run_json([
+        sys.executable, os.path.join(HERE, 'throughput.py'),
+        '--algorithm', args.algorithm, '--steps', str(args.steps),
+        *[option for setting in SOFTLEARNING_CONFIG[args.algorithm]
+          for option in ('--config', setting)]])
     if ours is None:
         sys.exit(f"throughput.py failed: {error}")
-    result = {'softlearning': ours['env_steps_per_s'], 'steps': args.steps,
+    result = {'algorithm': args.algorithm,
+              'softlearning': ours['env_steps_per_s'], 'steps': args.steps,
               'cpu_count': os.cpu_count()}
-    for library in ('sb3', 'sbx'):
+    for library in PEERS[args.algorithm]:
         peer, error = run_json([args.peer_python, '-c', PEER_SCRIPT, library,
-                                str(args.steps)])
+                                args.algorithm, str(args.steps)])
         if peer is None:
             result[library] = None
             result[f'{library}_error'] = error

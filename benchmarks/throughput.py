@@ -20,6 +20,7 @@ exactly as a training run builds them.
 
     python benchmarks/throughput.py [--algorithm SQL] [--steps 5000] [--fused-steps 50] [--jit-compile True]
     python benchmarks/throughput.py --algorithm SAC --policy recurrent --pomdp positions
+    python benchmarks/throughput.py --algorithm TQC --config Q_params.config.n_Q_functions=2
 """
 
 import argparse
@@ -30,6 +31,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from softlearning.cli.options import key_value  # noqa: E402
+from softlearning.experiments.presets import ALGORITHMS  # noqa: E402
 
 EPOCH_LENGTH = 1000
 WARMUP_STEPS = 1000
@@ -43,7 +47,8 @@ def build_runner(args):
     variant = experiments.sample_variant(experiments.variant_spec(
         algorithm=args.algorithm, universe='gym', domain='HalfCheetah',
         task='v5', policy=args.policy, pomdp=args.pomdp, n_epochs=n_epochs,
-        epoch_length=EPOCH_LENGTH, seed=args.seed))
+        epoch_length=EPOCH_LENGTH, seed=args.seed,
+        config=dict(args.config)))
     config = variant['algorithm_params']['config']
     config.update({
         'n_initial_exploration_steps': WARMUP_STEPS,
@@ -104,8 +109,12 @@ def str2bool(value):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--algorithm', choices=('SAC', 'SQL', 'TD3', 'DDPG'),
+    parser.add_argument('--algorithm', choices=tuple(ALGORITHMS),
                         default='SAC')
+    parser.add_argument('--config', type=key_value, action='append',
+                        default=[], metavar='KEY=VALUE',
+                        help='A variant entry, as run_example_* takes it '
+                             '(e.g. Q_params.config.n_Q_functions=2).')
     parser.add_argument('--policy', choices=('recurrent',), default=None,
                         help="The algorithm's recurrent form.")
     parser.add_argument('--pomdp', choices=('positions', 'velocities'),
