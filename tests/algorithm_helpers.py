@@ -10,7 +10,8 @@ POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
                   'SQL': 'FeedforwardSamplingPolicy',
                   'TD3': 'FeedforwardDeterministicPolicy',
                   'DDPG': 'FeedforwardDeterministicPolicy',
-                  'TQC': 'FeedforwardGaussianPolicy'}
+                  'TQC': 'FeedforwardGaussianPolicy',
+                  'REDQ': 'FeedforwardGaussianPolicy'}
 
 
 def make_algorithm(class_name, seed=0, pool_size=2000,

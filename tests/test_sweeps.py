@@ -129,7 +129,8 @@ def _parse_error(capsys, *argv):
      "initial_alpha, "
      "jit_compile, "
      "max_path_length, min_pool_size, n_epochs, n_initial_exploration_steps, "
-     "n_train_repeat, policy_lr, reward_scale, target_entropy, "
+     "n_train_repeat, policy_delay, policy_lr, reward_scale, "
+     "target_entropy, "
      "target_update_interval, tau, train_every_n_steps. Did you mean "
      "'discount'?"),
     ('Q_params.config.hidden_layer_size=[8]',

@@ -235,8 +235,9 @@ def test_variants_pick_each_algorithms_policy_and_Q_functions():
 
 @pytest.mark.parametrize('options, message', [
     (['--algorithm', 'SAC', '--config',
-      'algorithm_params.config.policy_delay=2'],
-     "Unknown key 'policy_delay' in algorithm_params.config: SAC accepts"),
+      'algorithm_params.config.target_noise_clip=0.3'],
+     "Unknown key 'target_noise_clip' in algorithm_params.config: SAC "
+     "accepts"),
     (['--algorithm', 'SAC', '--config',
       'algorithm_params.config.target_noise=0.1'],
      "Unknown key 'target_noise'"),

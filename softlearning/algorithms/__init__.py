@@ -11,6 +11,7 @@ ALGORITHMS = {
     'TD3': 'softlearning.algorithms.td3:TD3',
     'DDPG': 'softlearning.algorithms.td3:DDPG',
     'TQC': 'softlearning.algorithms.tqc:TQC',
+    'REDQ': 'softlearning.algorithms.redq:REDQ',
 }
 
 __getattr__ = lazy_attributes({
@@ -31,5 +32,5 @@ def get(params, **kwargs):
 
 
 __all__ = ['ALGORITHMS', 'DDPG', 'FusedUpdateAlgorithm', 'RLAlgorithm', 'SAC',
-           'SQL', 'TD3', 'TQC',
+           'REDQ', 'SQL', 'TD3', 'TQC',
            'get', 'get_algorithm_class']

@@ -8,6 +8,7 @@ One update on a minibatch (s, a, r, d, s'), alpha = exp(log_alpha):
   a~ ~ pi(.|s)
   L_pi = mean(alpha * log pi(a~|s) - min_i Q_i(s, a~))
   L_alpha = -mean(alpha * stop_gradient(log pi(a~|s) + target_entropy))
+     (the policy's and alpha's steps every policy_delay updates; 1 by default)
   every target_update_interval updates: Q'_i <- tau * Q_i + (1 - tau) * Q'_i
 
 ``d`` is 1 only for true terminations; time-limit truncations bootstrap.
@@ -32,8 +33,15 @@ class SAC(FusedUpdateAlgorithm):
                  alpha_lr=3e-4,
                  initial_alpha=1.0,
                  target_entropy='auto',
+                 policy_delay=1,
                  **kwargs):
+        """``policy_delay``: the policy and the temperature take a step
+        every that many updates (REDQ's and DroQ's 20 with 20 updates per
+        environment step), the critics every update."""
         super().__init__(training_environment=training_environment, **kwargs)
+        self._policy_delay = int(policy_delay)
+        if self._policy_delay < 1:
+            raise ValueError(f"policy_delay must be >= 1, got {policy_delay}")
         action_size = int(np.prod(training_environment.action_shape))
         self._target_entropy = float(
             -action_size if target_entropy == 'auto' else target_entropy)
@@ -41,6 +49,11 @@ class SAC(FusedUpdateAlgorithm):
                                       name='log_alpha')
         self._alpha_optimizer = self._make_optimizer('alpha', alpha_lr,
                                                      [self._log_alpha])
+        # The last actor step's diagnostics, reported by the updates between
+        # delayed steps too (diagnostics are means over fused updates).
+        self._actor_diagnostics = {
+            key: tf.Variable(0.0, name=key)
+            for key in ('policy_loss', 'alpha_loss', 'entropy')}
 
     # The update ------------------------------------------------------------
 
@@ -78,18 +91,35 @@ class SAC(FusedUpdateAlgorithm):
                                                   [self._log_alpha]))
         return alpha_loss
 
+    def _update_actor(self, batch, observations, alpha, seed):
+        """The policy's step, then the temperature's; their diagnostics."""
+        policy_loss, log_pis = self._update_policy(batch, observations, alpha,
+                                                   seed)
+        alpha_loss = self._update_alpha(log_pis, batch)
+        return {'policy_loss': policy_loss, 'alpha_loss': alpha_loss,
+                'entropy': -self._mean(log_pis, batch)}
+
     def _update(self, batch):
-        """One SAC update; returns its diagnostics by name."""
+        """One SAC update (the actor's part every ``policy_delay``-th);
+        returns its diagnostics by name."""
         seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
         alpha = tf.exp(self._log_alpha)
         Q_loss, Q_mean, observations = self._update_Qs_towards(
             batch, self._Q_targets_for(batch, alpha, seeds[:, 0]))
-        policy_loss, log_pis = self._update_policy(batch, observations, alpha,
-                                                   seeds[:, 1])
-        alpha_loss = self._update_alpha(log_pis, batch)
+        if self._policy_delay == 1:
+            actor = self._update_actor(batch, observations, alpha,
+                                       seeds[:, 1])
+        else:
+            if (self._train_step_counter + 1) % self._policy_delay == 0:
+                for key, value in self._update_actor(
+                        batch, observations, alpha, seeds[:, 1]).items():
+                    self._actor_diagnostics[key].assign(value)
+            actor = {key: variable.read_value()
+                     for key, variable in self._actor_diagnostics.items()}
         return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,
-                'policy_loss': policy_loss, 'alpha_loss': alpha_loss,
-                'alpha': alpha, 'entropy': -self._mean(log_pis, batch)}
+                'policy_loss': actor['policy_loss'],
+                'alpha_loss': actor['alpha_loss'], 'alpha': alpha,
+                'entropy': actor['entropy']}
 
     # State -------------------------------------------------------------------
 
@@ -98,7 +128,9 @@ class SAC(FusedUpdateAlgorithm):
         return float(tf.exp(self._log_alpha))
 
     def tf_saveables(self):
-        return {**super().tf_saveables(), 'log_alpha': self._log_alpha}
+        return {**super().tf_saveables(), 'log_alpha': self._log_alpha,
+                **{f'last_{key}': variable for key, variable
+                   in self._actor_diagnostics.items()}}
 
     def get_diagnostics(self, batch):
         return {'target_entropy': self._target_entropy}
