@@ -48,6 +48,15 @@ def fill_pool(pool, sampler, uniform, n=300):
     sampler.sample(n, uniform)
 
 
+def filled_algorithm(class_name, seed=3, **settings):
+    """(algorithm, policy, pool) of ``make_algorithm``, the pool holding
+    300 uniform transitions."""
+    algorithm, _, policy, pool, sampler, uniform = make_algorithm(
+        class_name, seed=seed, **settings)
+    fill_pool(pool, sampler, uniform)
+    return algorithm, policy, pool
+
+
 def as_tensors(batch):
     return tf.nest.map_structure(tf.convert_to_tensor, batch)
 

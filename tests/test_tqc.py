@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 from algorithm_helpers import (as_tensors, assert_fused_equals_single,
-                               fill_pool, make_algorithm)
+                               filled_algorithm, make_algorithm)
 from checkpoint_helpers import assert_resume_is_exact, tiny_variant
 from softlearning.algorithms.tqc import quantile_huber_loss
 
@@ -54,10 +54,7 @@ def test_a_hand_computed_case():
 
 
 def tqc(**settings):
-    algorithm, _, policy, pool, sampler, uniform = make_algorithm(
-        'TQC', seed=3, **{**TQC_SETTINGS, **settings})
-    fill_pool(pool, sampler, uniform)
-    return algorithm, policy, pool
+    return filled_algorithm('TQC', **{**TQC_SETTINGS, **settings})
 
 
 def test_critics_are_an_ensemble_of_quantile_networks():
