@@ -11,7 +11,8 @@ POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
                   'TD3': 'FeedforwardDeterministicPolicy',
                   'DDPG': 'FeedforwardDeterministicPolicy',
                   'TQC': 'FeedforwardGaussianPolicy',
-                  'REDQ': 'FeedforwardGaussianPolicy'}
+                  'REDQ': 'FeedforwardGaussianPolicy',
+                  'DroQ': 'FeedforwardGaussianPolicy'}
 
 
 def make_algorithm(class_name, seed=0, pool_size=2000,

@@ -87,3 +87,54 @@ def test_fused_updates_equal_single_updates():
     fused, single = assert_fused_equals_single(
         'REDQ', **{**REDQ_SETTINGS, 'policy_delay': 2})
     np.testing.assert_allclose(fused.alpha, single.alpha, rtol=1e-6)
+
+
+# DroQ: REDQ's update on dropout + LayerNorm critics ---------------------------
+
+DROQ_SETTINGS = {'Q_class': 'feedforward_Q_functions',
+                 'Q_config': {'n_Q_functions': 2, 'dropout_rate': 0.3,
+                              'layer_norm': True},
+                 'target_subset_size': 2, 'policy_delay': 2}
+
+
+def test_droq_critics_have_layer_norm_and_fresh_dropout_masks():
+    import tf_keras as keras
+    algorithm, _, pool = filled_algorithm('DroQ', **DROQ_SETTINGS)
+    Q = algorithm.Qs[0]
+    kinds = [type(layer) for layer in Q.model.layers]
+    assert kinds == [keras.layers.Dense, keras.layers.LayerNormalization,
+                     keras.layers.Activation] * 2 + [keras.layers.Dense]
+    batch = as_tensors(pool.random_batch(64))
+    first = Q(batch['observations'], batch['actions']).numpy()
+    second = Q(batch['observations'], batch['actions']).numpy()
+    plain = Q.model(tf.concat([batch['observations']['observations'],
+                               batch['actions']], axis=-1)).numpy()
+    # Each evaluation draws its own masks; the model alone has none.
+    assert not np.allclose(first, second)
+    assert not np.allclose(first, plain)
+    # Without dropout the two agree.
+    Q.dropout_rate = 0.0
+    np.testing.assert_allclose(
+        Q(batch['observations'], batch['actions']).numpy(), plain,
+        rtol=1e-6)
+
+
+def test_droq_fused_updates_equal_single_updates():
+    """The masks come from each Q-function's own generator, so K fused
+    updates draw the same masks as K single ones."""
+    assert_fused_equals_single('DroQ', **DROQ_SETTINGS)
+
+
+@pytest.mark.slow
+def test_droq_resumes_exactly(tmp_path):
+    """The dropout generators' state is in the checkpoint: epoch 3 after a
+    restore == epoch 3 of the run that never stopped."""
+    from checkpoint_helpers import assert_resume_is_exact, tiny_variant
+    variant = tiny_variant(algorithm='DroQ', domain='Pendulum', task='v1',
+                           epochs=3, config={
+                               'algorithm_params.config.n_train_repeat': 2,
+                               'algorithm_params.config.policy_delay': 2})
+    assert variant['Q_params']['config']['dropout_rate'] == 0.01
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
+                           ('Q_loss', 'Q_value-mean', 'policy_loss',
+                            'alpha_loss', 'alpha', 'entropy'))

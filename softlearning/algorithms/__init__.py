@@ -12,6 +12,8 @@ ALGORITHMS = {
     'DDPG': 'softlearning.algorithms.td3:DDPG',
     'TQC': 'softlearning.algorithms.tqc:TQC',
     'REDQ': 'softlearning.algorithms.redq:REDQ',
+    # DroQ is REDQ's update on dropout + LayerNorm critics (presets/droq.py).
+    'DroQ': 'softlearning.algorithms.redq:REDQ',
 }
 
 __getattr__ = lazy_attributes({

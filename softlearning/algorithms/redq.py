@@ -11,10 +11,17 @@ One update on a minibatch (s, a, r, d, s'), alpha = exp(log_alpha):
   every policy_delay updates:
     L_pi = mean(alpha * log pi(a~|s) - mean_i Q_i(s, a~)),  alpha as SAC's
 
-The preset (presets/redq.py) is the paper's: N = 10, M = 2, 20 updates per
-environment step (``n_train_repeat``) and the policy every 20
-(``policy_delay``). With N = M = 2 this is SAC with a mean instead of a min
-in the policy's objective.
+Two presets use this update:
+
+- REDQ (presets/redq.py), the paper's: N = 10, M = 2, 20 updates per
+  environment step (``n_train_repeat``) and the policy every 20
+  (``policy_delay``);
+- DroQ (Hiraoka et al. 2022; presets/droq.py, ``--algorithm DroQ``): N = M
+  = 2 Q-functions with dropout (0.01) and LayerNorm in their hidden layers
+  (value_functions/feedforward_q_function.py), the same 20 and 20.
+
+With N = M = 2 and no dropout this is SAC with a mean instead of a min in
+the policy's objective.
 """
 
 import tensorflow as tf

@@ -65,9 +65,9 @@ RESULTS_COMMANDS = {
 def get_parser():
     parser = argparse.ArgumentParser(
         prog='softlearning',
-        description='Train maximum-entropy RL agents (SAC, SQL, TQC, REDQ) '
-                    'and their deterministic baselines (TD3, DDPG) with Ray '
-                    'Tune.',
+        description='Train maximum-entropy RL agents (SAC, SQL, TQC, REDQ, '
+                    'DroQ) and their deterministic baselines (TD3, DDPG) '
+                    'with Ray Tune.',
         epilog="Run 'softlearning COMMAND EXAMPLE --help' for an example's "
                "options, e.g. 'softlearning run_example_local "
                "examples.development --help'.")

@@ -4,6 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 from softlearning.models import concat_observations, feedforward_model, flat_size
+from softlearning.models.feedforward import apply_with_dropout
 
 
 class FeedforwardQFunction:
@@ -11,11 +12,16 @@ class FeedforwardQFunction:
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, name='Q', encoder=None,
-                 **model_options):
+                 dropout_rate=0.0, layer_norm=False, **model_options):
         """``encoder`` (a ConvEncoder, models/conv_encoder.py) turns the
         observations into the network's input; without one they are
         concatenated. Twin Q-functions share one encoder, which their loss
-        trains."""
+        trains. ``dropout_rate`` and ``layer_norm``: DroQ's critics (dropout
+        after each hidden Dense layer, then LayerNorm, then the
+        activation)."""
+        if dropout_rate or layer_norm:
+            model_options.update(dropout_rate=float(dropout_rate),
+                                 layer_norm=bool(layer_norm))
         self.observation_keys = tuple(observation_keys or observation_shapes)
         self.encoder = encoder
         # What ``clone`` builds a copy from.
@@ -30,14 +36,23 @@ class FeedforwardQFunction:
              else flat_size(observation_shapes, self.observation_keys)),
             int(np.prod(action_shape)), hidden_layer_sizes, activation, name,
             **model_options)
+        # DroQ's dropout: on whenever the Q-function is evaluated (all its
+        # uses are updates), masks from its own generator, which the
+        # model tracks (so checkpoints hold its state).
+        self.dropout_rate = float(model_options.get('dropout_rate', 0.0))
+        if self.dropout_rate:
+            seed = int(tf.random.uniform((), 0, 2 ** 31 - 1, tf.int64))
+            self.model.dropout_generator = tf.random.Generator.from_seed(seed)
 
     def _build_model(self, observation_size, action_size, hidden_layer_sizes,
-                     activation, name, output_size=1):
+                     activation, name, output_size=1, dropout_rate=0.0,
+                     layer_norm=False):
         """``output_size``: 1 for Q(s, a); M for a critic that predicts M
         quantiles of the return (TQC)."""
         return feedforward_model(
             observation_size + action_size, hidden_layer_sizes,
-            int(output_size), activation=activation, name=name)
+            int(output_size), activation=activation, name=name,
+            layer_norm=bool(layer_norm))
 
     def network_inputs(self, observations):
         """What the network reads of the observations: the encoder's
@@ -50,7 +65,12 @@ class FeedforwardQFunction:
 
     def head(self, inputs, actions):
         """Q from ``network_inputs(observations)`` and the actions."""
-        return self.model(tf.concat([inputs, actions], axis=-1))
+        inputs = tf.concat([inputs, actions], axis=-1)
+        if not self.dropout_rate:
+            return self.model(inputs)
+        seed = tf.cast(self.model.dropout_generator.make_seeds(1)[:, 0],
+                       tf.int32)
+        return apply_with_dropout(self.model, inputs, self.dropout_rate, seed)
 
     def __call__(self, observations, actions):
         return self.head(self.network_inputs(observations), actions)
