@@ -72,16 +72,16 @@ def test_td3_and_ddpg_learn_pendulum_in_8k_steps(tmp_path):
     assert finals['DDPG'] >= SOLVED, finals
 
 
-def test_tqc_and_n_step_sac_learn_pendulum_in_6k_steps(tmp_path):
+def test_tqc_and_n_step_sac_learn_pendulum_in_5k_steps(tmp_path):
     """TQC with two critics (SBX's default; the preset's five cost about
     four times as much per update, the same code) and SAC with 3-step
-    returns, in the SAC test's budget."""
-    options = ['--n-epochs', '6']
+    returns: on seed 1 both are past -250 from 4,000 steps on."""
+    options = ['--n-epochs', '5']
     finals = final_returns(tmp_path, {
         'TQC': ['--algorithm', 'TQC', '--config',
                 'Q_params.config.n_Q_functions=2', *options],
         'SAC 3-step': ['--algorithm', 'SAC', '--n-step', '3', *options]},
-        steps=6000)
+        steps=5000)
     assert finals['TQC'] >= SOLVED, finals
     assert finals['SAC 3-step'] >= SOLVED, finals
 
