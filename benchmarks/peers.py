@@ -1,7 +1,10 @@
-"""SBX's (JAX) and Stable-Baselines3's (PyTorch) SAC and TD3 under
-softlearning's benchmark protocol, each run written as a softlearning trial
-folder, so that ``softlearning summary`` and ``softlearning plot`` read them
-next to softlearning's own trials.
+"""SBX's (JAX) and Stable-Baselines3's (PyTorch) SAC and TD3, and SBX's TQC
+and DroQ (its SAC with dropout + LayerNorm critics, 20 updates per step, the
+policy every 20), under softlearning's benchmark protocol, each run written
+as a softlearning trial folder, so that ``softlearning summary``, ``plot``
+and ``report`` read them next to softlearning's own trials. TQC mirrors
+softlearning's preset (5 critics of 25 quantiles, 2 dropped per critic; 5
+on Hopper, 0 on HalfCheetah).
 
     python benchmarks/peers.py SUITE_FILE \\
         --peer-python /tmp/peers/bin/python [--library sbx|sb3] \\
@@ -97,7 +100,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
 LIBRARIES = ('sbx', 'sb3')
-ALGORITHMS = ('SAC', 'TD3')
+ALGORITHMS = ('SAC', 'TD3', 'TQC', 'DroQ')
+# SBX's class of each (DroQ is its SAC with dropout + LayerNorm critics);
+# SB3 has SAC and TD3 only.
+PEER_CLASSES = {'SAC': 'SAC', 'TD3': 'TD3', 'TQC': 'TQC', 'DroQ': 'SAC'}
+SB3_ALGORITHMS = ('SAC', 'TD3')
 LIBRARY_MODULES = {'sbx': 'sbx', 'sb3': 'stable_baselines3'}
 # Versions recorded in params.json: the library's own, then what it ran on.
 VERSION_MODULES = {
@@ -155,12 +162,25 @@ ALGORITHM_SETTINGS = {
         'policy_delay': 2,          # targets are updated with the policy
     },
 }
+# softlearning's TQC and DroQ presets (presets/tqc.py, droq.py) on SAC's.
+ALGORITHM_SETTINGS['TQC'] = {**ALGORITHM_SETTINGS['SAC'],
+                             'n_Q_functions': 5, 'n_quantiles': 25,
+                             'top_quantiles_to_drop_per_net': 2}
+ALGORITHM_SETTINGS['DroQ'] = {**ALGORITHM_SETTINGS['SAC'],
+                              'n_train_repeat': 20, 'policy_delay': 20,
+                              'dropout_rate': 0.01, 'layer_norm': True}
 # softlearning's per-domain presets (learning rates only: the suite sets the
 # warm-up, evaluation and length).
 DOMAIN_SETTINGS = {
     ('SAC', 'gym/Pendulum'): {'policy_lr': 1e-3, 'Q_lr': 1e-3,
                               'alpha_lr': 1e-3},
     ('TD3', 'gym/Pendulum'): {'policy_lr': 1e-3, 'Q_lr': 1e-3},
+    ('TQC', 'gym/Pendulum'): {'policy_lr': 1e-3, 'Q_lr': 1e-3,
+                              'alpha_lr': 1e-3},
+    ('TQC', 'gym/Hopper'): {'top_quantiles_to_drop_per_net': 5},
+    ('TQC', 'gym/HalfCheetah'): {'top_quantiles_to_drop_per_net': 0},
+    ('DroQ', 'gym/Pendulum'): {'policy_lr': 1e-3, 'Q_lr': 1e-3,
+                               'alpha_lr': 1e-3},
 }
 
 
@@ -301,7 +321,9 @@ def constructor_arguments(library, algorithm, config):
         raise SuiteError("SB3 has one learning rate for actor and critics; "
                          f"got policy_lr {config['policy_lr']} and Q_lr "
                          f"{config['Q_lr']}.")
-    if algorithm == 'SAC' and config['alpha_lr'] != config['policy_lr']:
+    if library == 'sb3' and algorithm not in SB3_ALGORITHMS:
+        raise SuiteError(f"SB3 has no {algorithm}; use --library sbx.")
+    if 'alpha_lr' in config and config['alpha_lr'] != config['policy_lr']:
         raise SuiteError("The peers' entropy coefficient learns at the "
                          "actor's learning rate; got alpha_lr "
                          f"{config['alpha_lr']}, policy_lr "
@@ -326,14 +348,22 @@ def constructor_arguments(library, algorithm, config):
         arguments['qf_learning_rate'] = config['Q_lr']
     else:
         arguments['device'] = 'cpu'
-    if algorithm == 'SAC':
+    if algorithm != 'TD3':  # SAC and its family
         arguments['ent_coef'] = f"auto_{float(config['initial_alpha'])}"
         arguments['target_entropy'] = config['target_entropy']
         if library == 'sb3':
             arguments['target_update_interval'] = config[
                 'target_update_interval']
         else:
-            arguments['policy_delay'] = 1
+            arguments['policy_delay'] = config.get('policy_delay', 1)
+        if algorithm == 'TQC':
+            arguments['top_quantiles_to_drop_per_net'] = config[
+                'top_quantiles_to_drop_per_net']
+            arguments['policy_kwargs']['n_quantiles'] = config['n_quantiles']
+        if algorithm == 'DroQ':
+            arguments['policy_kwargs'].update(
+                dropout_rate=config['dropout_rate'],
+                layer_norm=config['layer_norm'])
     else:
         arguments.update({
             'policy_delay': config['policy_delay'],
@@ -377,7 +407,7 @@ def trial_params(suite, library, versions, algorithm, environment, seed):
                 # The module goes with the library, the class with the
                 # algorithm: neither names a configuration of its own.
                 'module': LIBRARY_MODULES[library],
-                'class': algorithm,
+                'class': PEER_CLASSES[algorithm],
                 'policy': 'MlpPolicy',
                 'kwargs': constructor_arguments(library, algorithm,
                                                 config)},
@@ -514,7 +544,7 @@ def train_in_peer(spec):
         import flax.linen as nn
         import sbx
         activations = {'relu': nn.relu}
-        Algorithm = getattr(sbx, algorithm)
+        Algorithm = getattr(sbx, PEER_CLASSES[algorithm])
     else:
         import stable_baselines3
         import torch

@@ -307,3 +307,23 @@ def test_command_line_notices_and_errors(tmp_path):
 
     with open(output / 'sbx-SAC-Pendulum-v1-seed0' / 'progress.csv') as f:
         assert len(list(csv.DictReader(f))) == 3
+
+
+def test_tqc_and_droq_mirror_softlearnings_presets(suite):
+    """SBX's TQC with the preset's critics and per-domain drop, and DroQ as
+    SBX runs it: its SAC with dropout + LayerNorm critics, 20 updates per
+    step and the policy every 20."""
+    tqc = peers.constructor_arguments(
+        'sbx', 'TQC', peers.settings('TQC', 'gym/Hopper/v5', suite))
+    assert tqc['policy_kwargs']['n_critics'] == 5
+    assert tqc['policy_kwargs']['n_quantiles'] == 25
+    assert tqc['top_quantiles_to_drop_per_net'] == 5  # Hopper, as the paper
+    droq = peers.constructor_arguments(
+        'sbx', 'DroQ', peers.settings('DroQ', 'gym/Hopper/v5', suite))
+    assert droq['gradient_steps'] == droq['policy_delay'] == 20
+    assert droq['policy_kwargs']['dropout_rate'] == 0.01
+    assert droq['policy_kwargs']['layer_norm'] is True
+    assert peers.PEER_CLASSES['DroQ'] == 'SAC'
+    with pytest.raises(peers.SuiteError, match='SB3 has no TQC'):
+        peers.constructor_arguments(
+            'sb3', 'TQC', peers.settings('TQC', 'gym/Hopper/v5', suite))
