@@ -56,8 +56,9 @@ def build_runner(args):
         'train_every_n_steps': 1,
         'fused_steps': args.fused_steps,
         'eval_n_episodes': 0,
-        'jit_compile': args.jit_compile,
     })
+    if args.jit_compile is not None:  # else the preset's (TQC: on)
+        config['jit_compile'] = args.jit_compile
     variant['replay_pool_params']['config']['max_size'] = int(1e6)
     variant['run_params']['tf_num_threads'] = args.threads
     return ExperimentRunner(config=variant)
@@ -122,7 +123,9 @@ def main():
     parser.add_argument('--steps', type=int, default=5000,
                         help='Measured environment steps (multiple of 1000).')
     parser.add_argument('--fused-steps', type=int, default=50)
-    parser.add_argument('--jit-compile', type=str2bool, default=False)
+    parser.add_argument('--jit-compile', type=str2bool, default=None,
+                        help="XLA for the update (default: the algorithm's "
+                             'preset: on for TQC, off otherwise).')
     parser.add_argument('--threads', type=int, default=os.cpu_count(),
                         help='TensorFlow intra/inter-op threads.')
     parser.add_argument('--seed', type=int, default=1)
@@ -143,7 +146,7 @@ def main():
         'act_latency_us': round(measure_act_latency(runner), 1),
         'measured_env_steps': args.steps,
         'fused_steps': args.fused_steps,
-        'jit_compile': args.jit_compile,
+        'jit_compile': config.get('jit_compile', False),
         'batch_size': config['batch_size'],
         'hidden_layer_sizes': list(
             runner._variant['policy_params']['config']['hidden_layer_sizes']),
