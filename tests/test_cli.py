@@ -77,7 +77,7 @@ def test_main_script_help():
     (['--algorithm', 'SQL', '--policy', 'gaussian'],
      '--algorithm SQL cannot train --policy gaussian; valid policies for '
      'SQL: sampling'),
-    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG')"),
+    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG', 'TQC', 'REDQ', 'DroQ')"),
     (['--scheduler', 'hyperband'], "invalid choice: 'hyperband'"),
     (['--config', 'algorithm_parms.x=1'], "Unknown variant key 'algorithm_parms'"),
     (['--resources-per-trial', '{cpu: 1}'], 'invalid JSON'),

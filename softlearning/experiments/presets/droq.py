@@ -8,11 +8,12 @@ from . import sac
 
 VARIANT = {
     'algorithm_params': {'class_name': 'DroQ', 'config': {
-        'n_train_repeat': 20, 'policy_delay': 20, 'target_subset_size': 2}},
+        # (and target_subset_size 2, the constructor's default: both)
+        'n_train_repeat': 20, 'policy_delay': 20}},
     'policy_params': {'class_name': 'FeedforwardGaussianPolicy'},
     'Q_params': {'class_name': 'feedforward_Q_functions',
-                 'config': {'n_Q_functions': 2, 'dropout_rate': 0.01,
-                            'layer_norm': True}},
+                 # (two of them: the default n_Q_functions)
+                 'config': {'dropout_rate': 0.01, 'layer_norm': True}},
 }
 
 POLICIES = ('gaussian',)

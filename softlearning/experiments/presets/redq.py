@@ -8,7 +8,8 @@ from . import sac
 
 VARIANT = {
     'algorithm_params': {'class_name': 'REDQ', 'config': {
-        'n_train_repeat': 20, 'policy_delay': 20, 'target_subset_size': 2}},
+        # (and target_subset_size 2, the constructor's default)
+        'n_train_repeat': 20, 'policy_delay': 20}},
     'policy_params': {'class_name': 'FeedforwardGaussianPolicy'},
     'Q_params': {'class_name': 'feedforward_Q_functions',
                  'config': {'n_Q_functions': 10}},
