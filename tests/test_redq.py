@@ -126,15 +126,19 @@ def test_droq_fused_updates_equal_single_updates():
 
 
 @pytest.mark.slow
-def test_droq_resumes_exactly(tmp_path):
-    """The dropout generators' state is in the checkpoint: epoch 3 after a
-    restore == epoch 3 of the run that never stopped."""
+def test_droq_with_n_step_returns_resumes_exactly(tmp_path):
+    """The dropout generators' state and the n-step pool's episode tags are
+    in the checkpoint: epoch 3 after a restore == epoch 3 of the run that
+    never stopped (one run for both, to keep CI short)."""
     from checkpoint_helpers import assert_resume_is_exact, tiny_variant
     variant = tiny_variant(algorithm='DroQ', domain='Pendulum', task='v1',
-                           epochs=3, config={
+                           epochs=3, n_step=3, config={
                                'algorithm_params.config.n_train_repeat': 2,
                                'algorithm_params.config.policy_delay': 2})
     assert variant['Q_params']['config']['dropout_rate'] == 0.01
+    assert variant['replay_pool_params'] == {
+        'class_name': 'NStepReplayPool',
+        'config': {'max_size': int(1e6), 'n_step': 3}}
     assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
                            ('Q_loss', 'Q_value-mean', 'policy_loss',
                             'alpha_loss', 'alpha', 'entropy'))

@@ -8,7 +8,6 @@ import tensorflow as tf
 
 from algorithm_helpers import (as_tensors, assert_fused_equals_single,
                                filled_algorithm, make_algorithm)
-from checkpoint_helpers import assert_resume_is_exact, tiny_variant
 from softlearning.algorithms.tqc import quantile_huber_loss
 
 N_CRITICS, N_QUANTILES, DROP = 3, 5, 2
@@ -104,19 +103,3 @@ def test_fused_updates_equal_single_updates():
     fused, single = assert_fused_equals_single('TQC', **TQC_SETTINGS)
     np.testing.assert_allclose(fused.alpha, single.alpha, rtol=1e-6)
 
-
-@pytest.mark.slow
-def test_resumed_run_with_n_step_returns_matches_uninterrupted_run(tmp_path):
-    """Epoch 3 after a restore == epoch 3 of the run that never stopped:
-    TQC's critics and their targets, the n-step pool's episode tags and
-    its windows, compared exactly."""
-    variant = tiny_variant(algorithm='TQC', domain='Pendulum', task='v1',
-                           epochs=3, n_step=3, config={
-                               'Q_params.config.n_Q_functions': 3,
-                               'Q_params.config.n_quantiles': 5})
-    assert variant['replay_pool_params'] == {
-        'class_name': 'NStepReplayPool',
-        'config': {'max_size': int(1e6), 'n_step': 3}}
-    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
-                           ('Q_loss', 'Q_value-mean', 'policy_loss',
-                            'alpha_loss', 'alpha', 'entropy'))
