@@ -128,9 +128,13 @@ class SAC(FusedUpdateAlgorithm):
         return float(tf.exp(self._log_alpha))
 
     def tf_saveables(self):
-        return {**super().tf_saveables(), 'log_alpha': self._log_alpha,
-                **{f'last_{key}': variable for key, variable
-                   in self._actor_diagnostics.items()}}
+        saveables = {**super().tf_saveables(), 'log_alpha': self._log_alpha}
+        if self._policy_delay > 1:
+            # Only a delayed actor reports them between its steps (and
+            # checkpoints of an undelayed SAC keep their old contents).
+            saveables.update({f'last_{key}': variable for key, variable
+                              in self._actor_diagnostics.items()})
+        return saveables
 
     def get_diagnostics(self, batch):
         return {'target_entropy': self._target_entropy}

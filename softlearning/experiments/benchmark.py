@@ -333,8 +333,34 @@ def prepare_suite(suite, mode='local', **given):
     if storage.exists(storage.join(folder, 'tuner.pkl')):
         _check_same_suite(folder, suite)
         experiment.restore_experiment = folder
-        experiment.restore_param_space = variant_spec
+        experiment.restore_param_space = _started_entries(variant_spec,
+                                                          folder)
     return experiment
+
+
+def _started_entries(variant_spec, folder):
+    """``variant_spec`` with only the entries the experiment started with:
+    Tune resumes only a param space of the same entries, and a newer
+    softlearning may write more constructor defaults (the trials then get
+    those defaults from the constructors)."""
+    import ray.cloudpickle as pickle
+    with open(os.path.join(folder, 'tuner.pkl'), 'rb') as f:
+        keys = pickle.load(f).get('__flattened_param_space_keys')
+    if keys is None:
+        return variant_spec
+    keys = set(keys)
+
+    def prune(node, prefix):
+        kept = {}
+        for key, value in node.items():
+            path = f'{prefix}{key}'
+            if path in keys:
+                kept[key] = value
+            elif isinstance(value, dict) and any(
+                    other.startswith(f'{path}/') for other in keys):
+                kept[key] = prune(value, f'{path}/')
+        return kept
+    return prune(variant_spec, '')
 
 
 def write_suite_copy(suite, experiment):
