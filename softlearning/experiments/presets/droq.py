@@ -1,21 +1,20 @@
-"""DroQ (Hiraoka et al. 2022): REDQ's update (algorithms/redq.py) with two
-Q-functions whose hidden layers have dropout (0.01) and LayerNorm instead
-of REDQ's ensemble of ten; 20 updates per environment step, the policy
-every 20 (as SBX runs it). 20 updates per step cost 20 times SAC's per
+"""DroQ (Hiraoka et al. 2022): REDQ's update and settings (presets/redq.py:
+20 updates per environment step, the policy every 20) on two Q-functions
+whose hidden layers have dropout (0.01) and LayerNorm instead of REDQ's
+ensemble of ten, as SBX runs it. 20 updates per step cost 20 times SAC's per
 step. The rest is SAC's."""
 
-from . import sac
+from . import redq
 
 VARIANT = {
-    'algorithm_params': {'class_name': 'DroQ', 'config': {
-        # (and target_subset_size 2, the constructor's default: both)
-        'n_train_repeat': 20, 'policy_delay': 20}},
-    'policy_params': {'class_name': 'FeedforwardGaussianPolicy'},
+    **redq.VARIANT,
+    'algorithm_params': {**redq.VARIANT['algorithm_params'],
+                         'class_name': 'DroQ'},
+    # (two of them: the default n_Q_functions)
     'Q_params': {'class_name': 'feedforward_Q_functions',
-                 # (two of them: the default n_Q_functions)
                  'config': {'dropout_rate': 0.01, 'layer_norm': True}},
 }
 
-POLICIES = ('gaussian',)
+POLICIES = redq.POLICIES
 
-DOMAINS = sac.DOMAINS
+DOMAINS = redq.DOMAINS
