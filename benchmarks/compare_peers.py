@@ -3,7 +3,8 @@ machine, in one run; prints one JSON object.
 
 Throughput (default):
 The same setting as throughput.py: SAC (or ``--algorithm TQC``, with two
-critics of 25 quantiles, against SBX's) on gymnasium HalfCheetah-v5, one
+critics of 25 quantiles, or ``--algorithm CrossQ``, with the preset's critic
+width, each against SBX's) on gymnasium HalfCheetah-v5, one
 gradient update per environment step, batch 256, 256-256 networks, a 1e6
 replay pool, 1,000 warm-up steps; each library's rate is measured over
 ``--steps`` steps after another 1,000 steps that absorb compilation.
@@ -34,19 +35,24 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
 WARMUP_STEPS = 1000
 COMPILE_STEPS = 1000
 
-# Runs in the peer's interpreter: prints {"env_steps_per_s": ...}. TQC is
-# SBX's only (sb3-contrib is not a peer here), with two critics of 25
-# quantiles and 2 dropped per critic (its defaults).
+# Runs in the peer's interpreter: prints {"env_steps_per_s": ...}. TQC and
+# CrossQ are SBX's only (sb3-contrib is not a peer here): TQC with two
+# critics of 25 quantiles and 2 dropped per critic (its defaults), CrossQ
+# with its defaults (learning rates 1e-3, policy delay 3, Adam beta1 0.5,
+# batch renormalization in actor and critics) and the critic width of ours.
 PEER_SCRIPT = '''
 import json, sys, time
 library, algorithm, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+critic_width = int(sys.argv[4])
 if library == "sb3":
     from stable_baselines3 import SAC
 else:
-    from sbx import SAC, TQC
+    from sbx import SAC, TQC, CrossQ
 from stable_baselines3.common.callbacks import BaseCallback
 import gymnasium as gym
 
@@ -63,6 +69,9 @@ network = dict(net_arch=[256, 256])
 if algorithm == "TQC":
     agent = TQC
     network.update(n_critics=2, n_quantiles=25)
+elif algorithm == "CrossQ":
+    agent = CrossQ
+    network = dict(net_arch=dict(pi=[256, 256], qf=[critic_width] * 2))
 else:
     agent = SAC
 model = agent("MlpPolicy", gym.make("HalfCheetah-v5"), batch_size=256,
@@ -73,8 +82,9 @@ print(json.dumps({{"env_steps_per_s": steps / (time.perf_counter() - clock.start
 '''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS)
 # softlearning's setting of the same agent (throughput.py --config).
 SOFTLEARNING_CONFIG = {'SAC': [],
-                       'TQC': ['Q_params.config.n_Q_functions=2']}
-PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',)}
+                       'TQC': ['Q_params.config.n_Q_functions=2'],
+                       'CrossQ': []}
+PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',), 'CrossQ': ('sbx',)}
 
 
 EVALUATION_SEEDS = tuple(range(1000, 1010))
@@ -227,7 +237,8 @@ def main():
     parser.add_argument('--steps', type=int, default=5000)
     parser.add_argument('--algorithm', choices=tuple(PEERS), default='SAC',
                         help='The agent compared in throughput (TQC: with '
-                             "two critics, SBX's default).")
+                             "two critics, SBX's default; CrossQ: with the "
+                             "preset's critic width).")
     parser.add_argument('--peer-python', default=sys.executable,
                         help='Interpreter with stable-baselines3 / sbx-rl '
                              '(default: this one).')
@@ -252,7 +263,8 @@ def main():
               'cpu_count': os.cpu_count()}
     for library in PEERS[args.algorithm]:
         peer, error = run_json([args.peer_python, '-c', PEER_SCRIPT, library,
-                                args.algorithm, str(args.steps)])
+                                args.algorithm, str(args.steps),
+                                str(CRITIC_WIDTH)])
         if peer is None:
             result[library] = None
             result[f'{library}_error'] = error

@@ -1,6 +1,6 @@
-"""SBX's (JAX) and Stable-Baselines3's (PyTorch) SAC and TD3, and SBX's TQC
-and DroQ (its SAC with dropout + LayerNorm critics, 20 updates per step, the
-policy every 20), under softlearning's benchmark protocol, each run written
+"""SBX's (JAX) and Stable-Baselines3's (PyTorch) SAC and TD3, and SBX's TQC,
+DroQ (its SAC with dropout + LayerNorm critics, 20 updates per step, the
+policy every 20) and CrossQ (with the preset's critic width), under softlearning's benchmark protocol, each run written
 as a softlearning trial folder, so that ``softlearning summary``, ``plot``
 and ``report`` read them next to softlearning's own trials. TQC mirrors
 softlearning's preset (5 critics of 25 quantiles, 2 dropped per critic; 5
@@ -98,12 +98,16 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+# presets/crossq.py's CRITIC_WIDTH (tests/test_peers.py checks they agree;
+# this file also runs in the peer's interpreter, without softlearning).
+CROSSQ_CRITIC_WIDTH = 512
 
 LIBRARIES = ('sbx', 'sb3')
-ALGORITHMS = ('SAC', 'TD3', 'TQC', 'DroQ')
+ALGORITHMS = ('SAC', 'TD3', 'TQC', 'DroQ', 'CrossQ')
 # SBX's class of each (DroQ is its SAC with dropout + LayerNorm critics);
 # SB3 has SAC and TD3 only.
-PEER_CLASSES = {'SAC': 'SAC', 'TD3': 'TD3', 'TQC': 'TQC', 'DroQ': 'SAC'}
+PEER_CLASSES = {'SAC': 'SAC', 'TD3': 'TD3', 'TQC': 'TQC', 'DroQ': 'SAC',
+                'CrossQ': 'CrossQ'}
 SB3_ALGORITHMS = ('SAC', 'TD3')
 LIBRARY_MODULES = {'sbx': 'sbx', 'sb3': 'stable_baselines3'}
 # Versions recorded in params.json: the library's own, then what it ran on.
@@ -169,6 +173,13 @@ ALGORITHM_SETTINGS['TQC'] = {**ALGORITHM_SETTINGS['SAC'],
 ALGORITHM_SETTINGS['DroQ'] = {**ALGORITHM_SETTINGS['SAC'],
                               'n_train_repeat': 20, 'policy_delay': 20,
                               'dropout_rate': 0.01, 'layer_norm': True}
+# (SBX's CrossQ has batch renormalization in actor and critics, no target
+# networks and Adam's beta1 0.5 by default, as the preset.)
+ALGORITHM_SETTINGS['CrossQ'] = {
+    **{key: value for key, value in ALGORITHM_SETTINGS['SAC'].items()
+       if key != 'target_update_interval'},
+    'policy_lr': 1e-3, 'Q_lr': 1e-3, 'alpha_lr': 1e-3, 'policy_delay': 3,
+    'Q_hidden_layer_sizes': [CROSSQ_CRITIC_WIDTH] * 2}
 # softlearning's per-domain presets (learning rates only: the suite sets the
 # warm-up, evaluation and length).
 DOMAIN_SETTINGS = {
@@ -364,6 +375,11 @@ def constructor_arguments(library, algorithm, config):
             arguments['policy_kwargs'].update(
                 dropout_rate=config['dropout_rate'],
                 layer_norm=config['layer_norm'])
+        if algorithm == 'CrossQ':  # no target networks: no tau
+            del arguments['tau']
+            arguments['policy_kwargs']['net_arch'] = {
+                'pi': list(config['hidden_layer_sizes']),
+                'qf': list(config['Q_hidden_layer_sizes'])}
     else:
         arguments.update({
             'policy_delay': config['policy_delay'],

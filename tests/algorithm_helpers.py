@@ -12,18 +12,20 @@ POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
                   'DDPG': 'FeedforwardDeterministicPolicy',
                   'TQC': 'FeedforwardGaussianPolicy',
                   'REDQ': 'FeedforwardGaussianPolicy',
-                  'DroQ': 'FeedforwardGaussianPolicy'}
+                  'DroQ': 'FeedforwardGaussianPolicy',
+                  'CrossQ': 'FeedforwardGaussianPolicy'}
 
 
 def make_algorithm(class_name, seed=0, pool_size=2000,
                    Q_class='double_feedforward_Q_function', Q_config=None,
-                   **config):
+                   policy_config=None, **config):
     """(algorithm, env, policy, pool, sampler, uniform policy);
-    ``Q_config`` adds to the Q-functions' config."""
+    ``Q_config`` and ``policy_config`` add to the networks' config."""
     set_seed(seed)
     env = environments.get_environment('gym', 'Pendulum', 'v1')
     policy = policies.get({'class_name': POLICY_CLASSES[class_name],
-                           'config': {'hidden_layer_sizes': (16, 16)}},
+                           'config': {'hidden_layer_sizes': (16, 16),
+                                      **(policy_config or {})}},
                           env, seed=seed)
     Qs = value_functions.get({'class_name': Q_class,
                               'config': {'hidden_layer_sizes': (16, 16),

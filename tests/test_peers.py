@@ -327,3 +327,22 @@ def test_tqc_and_droq_mirror_softlearnings_presets(suite):
     with pytest.raises(peers.SuiteError, match='SB3 has no TQC'):
         peers.constructor_arguments(
             'sb3', 'TQC', peers.settings('TQC', 'gym/Hopper/v5', suite))
+
+
+def test_crossq_mirrors_softlearnings_preset(suite):
+    """SBX's CrossQ at the preset's learning rates, policy delay and critic
+    width (its batch renormalization and Adam beta1 0.5 are its defaults),
+    without the tau it has no use for."""
+    from softlearning.experiments.presets import crossq as preset
+    assert peers.CROSSQ_CRITIC_WIDTH == preset.CRITIC_WIDTH
+    config = preset.VARIANT['algorithm_params']['config']
+    arguments = peers.constructor_arguments(
+        'sbx', 'CrossQ', peers.settings('CrossQ', 'gym/Hopper/v5', suite))
+    assert arguments['learning_rate'] == config['policy_lr']
+    assert arguments['qf_learning_rate'] == config['Q_lr']
+    assert arguments['policy_delay'] == config['policy_delay'] == 3
+    assert arguments['policy_kwargs']['net_arch'] == {
+        'pi': [256, 256], 'qf': list(
+            preset.VARIANT['Q_params']['config']['hidden_layer_sizes'])}
+    assert 'tau' not in arguments
+    assert peers.PEER_CLASSES['CrossQ'] == 'CrossQ'

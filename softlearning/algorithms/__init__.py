@@ -14,6 +14,7 @@ ALGORITHMS = {
     'REDQ': 'softlearning.algorithms.redq:REDQ',
     # DroQ is REDQ's update on dropout + LayerNorm critics (presets/droq.py).
     'DroQ': 'softlearning.algorithms.redq:REDQ',
+    'CrossQ': 'softlearning.algorithms.crossq:CrossQ',
 }
 
 __getattr__ = lazy_attributes({
@@ -33,6 +34,6 @@ def get(params, **kwargs):
     return algorithm_class(**params.get('config', {}), **kwargs)
 
 
-__all__ = ['ALGORITHMS', 'DDPG', 'FusedUpdateAlgorithm', 'RLAlgorithm', 'SAC',
+__all__ = ['ALGORITHMS', 'CrossQ', 'DDPG', 'FusedUpdateAlgorithm', 'RLAlgorithm', 'SAC',
            'REDQ', 'SQL', 'TD3', 'TQC',
            'get', 'get_algorithm_class']

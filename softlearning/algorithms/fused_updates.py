@@ -8,7 +8,8 @@ every such algorithm needs and nothing it chooses:
 - the Q-functions, their target copies (and, for pixel agents, the shared
   convolutional encoder and its target copy), and the target update
   ``Q' <- tau * Q + (1 - tau) * Q'`` every ``target_update_interval``
-  updates (``tau = 1``: hard copies);
+  updates (``tau = 1``: hard copies); an algorithm without target networks
+  (CrossQ) sets ``target_networks = False``;
 - the compiled update: ``_do_training`` runs K updates in one
   ``tf.function`` call, a loop inside the graph over K minibatches drawn
   beforehand and stacked to (K, B, ...), so TensorFlow's per-call dispatch
@@ -19,7 +20,8 @@ every such algorithm needs and nothing it chooses:
   checkpoint holds it and a resumed run draws the same noise);
 - Adam optimizers, built up front so checkpoints always hold their slots and
   the compiled update never creates variables: one for the Q-functions
-  (``Q_lr``) and one for the policy (``policy_lr``);
+  (``Q_lr``) and one for the policy (``policy_lr``), both with
+  ``adam_beta1`` (CrossQ's 0.5);
 - the TensorFlow objects a checkpoint must hold (``tf_saveables``).
 
 A new algorithm is its own file beside sac.py: a subclass of
@@ -56,6 +58,8 @@ import functools
 import tensorflow as tf
 import tf_keras as keras
 
+from softlearning.models.feedforward import concat_observations
+from softlearning.models.simba import running_normalizations
 from softlearning.value_functions import clone_Q_functions
 
 from .rl_algorithm import RLAlgorithm
@@ -101,6 +105,9 @@ def random_shift(images, pad, seed):
 
 class FusedUpdateAlgorithm(RLAlgorithm):
 
+    # Whether the algorithm bootstraps from target copies of its critics.
+    target_networks = True
+
     def __init__(self,
                  training_environment,
                  policy,
@@ -114,6 +121,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                  target_update_interval=1,
                  jit_compile=False,
                  augmentation_pad=None,
+                 adam_beta1=0.9,
                  seed=None,
                  **kwargs):
         """``augmentation_pad``: pixel agents' random-shift augmentation
@@ -123,7 +131,15 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                          training_environment=training_environment,
                          **kwargs)
         self._Qs = tuple(Qs)
-        self._Q_targets = clone_Q_functions(self._Qs)
+        if self.target_networks and any(getattr(Q, 'batch_renorm', False)
+                                        for Q in self._Qs):
+            # Their target copies' running statistics would never move.
+            raise ValueError(
+                f"Critics with batch renormalization need an algorithm "
+                f"without target networks (CrossQ), not "
+                f"{type(self).__name__}.")
+        self._Q_targets = (clone_Q_functions(self._Qs)
+                           if self.target_networks else ())
         self._Q_variables = _unique(v for Q in self._Qs
                                     for v in Q.trainable_variables)
         self._Q_target_variables = _unique(v for Q in self._Q_targets
@@ -138,9 +154,11 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         self._tau = float(tau)
         self._target_update_interval = int(target_update_interval)
         self._optimizers = {}
-        self._Q_optimizer = self._make_optimizer('Q', Q_lr, self._Q_variables)
+        self._Q_optimizer = self._make_optimizer(
+            'Q', Q_lr, self._Q_variables, beta_1=adam_beta1)
         self._policy_optimizer = self._make_optimizer(
-            'policy', policy_lr, self._policy.trainable_variables)
+            'policy', policy_lr, self._policy.trainable_variables,
+            beta_1=adam_beta1)
         self._random_generator = tf.random.Generator.from_seed(
             0 if seed is None else int(seed))
         self._train_step_counter = tf.Variable(0, dtype=tf.int64,
@@ -150,10 +168,11 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             input_signature=[batch_signature(pool)],
             jit_compile=jit_compile, reduce_retracing=True)
 
-    def _make_optimizer(self, name, learning_rate, variables):
+    def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):
         """An Adam optimizer over ``variables``, built now (slots exist
         before the first update) and checkpointed as '<name>_optimizer'."""
-        optimizer = keras.optimizers.Adam(learning_rate=learning_rate)
+        optimizer = keras.optimizers.Adam(learning_rate=learning_rate,
+                                          beta_1=float(beta_1))
         optimizer.build(list(variables))
         self._optimizers[f'{name}_optimizer'] = optimizer
         return optimizer
@@ -233,15 +252,20 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             Q_values = [Q.head(inputs, batch['actions']) for Q in self._Qs]
             Q_loss = tf.add_n([self._Q_loss(Q_value, Q_targets, batch)
                                for Q_value in Q_values])
-        gradients = tape.gradient(Q_loss, self._Q_variables)
-        self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
-        Q_mean = tf.add_n([self._mean(Q_value, batch)
-                           for Q_value in Q_values]) / len(Q_values)
+        Q_mean = self._apply_Q_step(tape, Q_loss, Q_values, batch)
         encoder = self._Qs[0].encoder
         policy_observations = (
             batch['observations'] if encoder is None
             else encoder.encoded(tf.stop_gradient(inputs)))
         return Q_loss, Q_mean, policy_observations
+
+    def _apply_Q_step(self, tape, Q_loss, Q_values, batch):
+        """The critics' gradient step on ``Q_loss`` (computed under
+        ``tape``); returns the mean of their ``Q_values``, (B, ...) each."""
+        gradients = tape.gradient(Q_loss, self._Q_variables)
+        self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
+        return tf.add_n([self._mean(Q_value, batch)
+                         for Q_value in Q_values]) / len(Q_values)
 
     def _update_targets(self, tau):
         for source, target in self._target_variable_pairs:
@@ -263,7 +287,26 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                 batch[field][key], self._augmentation_pad, seeds[:, i])}
         return batch
 
+    @functools.cached_property
+    def _running_normalizations(self):
+        """The running observation normalizations (SimBa's) of every
+        network a checkpoint holds: policy, critics and target copies."""
+        layers = {}
+        for saveable in self.tf_saveables().values():
+            for layer in running_normalizations(saveable):
+                layers[id(layer)] = layer
+        return tuple(layers.values())
+
+    def update_observation_statistics(self, batch):
+        """Moves every running normalization towards the minibatch's
+        observations (before the update, so all networks normalize
+        alike)."""
+        for layer in self._running_normalizations:
+            layer.update(concat_observations(batch['observations'],
+                                             layer.observation_keys))
+
     def _counted_update(self, batch):
+        self.update_observation_statistics(batch)
         diagnostics = self._update(self._augmented(batch))
         self._train_step_counter.assign_add(1)
         if self._train_step_counter % self._target_update_interval == 0:
@@ -308,10 +351,12 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             'random_generator': self._random_generator,
             'train_step_counter': self._train_step_counter,
         }
-        for i, (Q, Q_target) in enumerate(zip(self._Qs, self._Q_targets)):
+        for i, Q in enumerate(self._Qs):
             saveables[f'Q{i}'] = Q.model
+        for i, Q_target in enumerate(self._Q_targets):
             saveables[f'Q{i}_target'] = Q_target.model
         if self._Qs[0].encoder is not None:
             saveables['encoder'] = self._Qs[0].encoder.model
+        if self._Q_targets and self._Q_targets[0].encoder is not None:
             saveables['encoder_target'] = self._Q_targets[0].encoder.model
         return saveables

@@ -74,7 +74,7 @@ class SAC(FusedUpdateAlgorithm):
         variables = self._policy.trainable_variables
         with tf.GradientTape() as tape:
             actions, log_pis = self._policy.actions_and_log_probs(
-                observations, seed=seed)
+                observations, seed=seed, training=True)
             Q_values = self._policy_Q(observations, actions)
             policy_loss = self._mean(alpha * log_pis - Q_values, batch)
         gradients = tape.gradient(policy_loss, variables)
@@ -99,13 +99,19 @@ class SAC(FusedUpdateAlgorithm):
         return {'policy_loss': policy_loss, 'alpha_loss': alpha_loss,
                 'entropy': -self._mean(log_pis, batch)}
 
+    def _update_critics(self, batch, alpha, seed):
+        """The critics' step; returns (L_Q, mean Q(s, a), observations for
+        the policy's step), as ``_update_Qs_towards``."""
+        return self._update_Qs_towards(
+            batch, self._Q_targets_for(batch, alpha, seed))
+
     def _update(self, batch):
         """One SAC update (the actor's part every ``policy_delay``-th);
         returns its diagnostics by name."""
         seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
         alpha = tf.exp(self._log_alpha)
-        Q_loss, Q_mean, observations = self._update_Qs_towards(
-            batch, self._Q_targets_for(batch, alpha, seeds[:, 0]))
+        Q_loss, Q_mean, observations = self._update_critics(
+            batch, alpha, seeds[:, 0])
         if self._policy_delay == 1:
             actor = self._update_actor(batch, observations, alpha,
                                        seeds[:, 1])

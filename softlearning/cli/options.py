@@ -199,6 +199,12 @@ def get_parser(algorithms=tuple(presets.ALGORITHMS),
                        help='n-step returns: targets sum N discounted '
                             'rewards (cut at terminations and truncations) '
                             'before bootstrapping (default: 1).')
+    group.add_argument('--network', type=str, default=None,
+                       choices=('mlp', 'simba'),
+                       help="The actor's and critics' networks: 'simba' for "
+                            "SimBa's residual blocks with running "
+                            "observation normalization (default: the "
+                            "preset's, 'mlp').")
     group.add_argument('--config', type=key_value, action='append',
                        default=[], metavar='KEY=VALUE',
                        help='Override any variant entry by its dotted path, '

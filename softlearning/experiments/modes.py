@@ -15,6 +15,7 @@ DEBUG_HONOURED = {
     'policy': 'the variant', 'n_epochs': 'the variant',
     'epoch_length': 'the variant', 'max_path_length': 'the variant',
     'seed': 'the variant', 'config': 'the variant', 'n_step': 'the variant',
+    'network': 'the variant',
     'mode': "debug-sized epochs unless '--mode local'",
     'run_eagerly': 'eager TensorFlow (default in debug mode)',
     'exp_name': 'the results folder', 'local_dir': 'the results folder',

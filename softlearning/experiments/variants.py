@@ -150,7 +150,32 @@ def preset_variant(args, universe, domain, task):
             args.curriculum)
     set_parallel_sampling(variant_spec, args)
     set_n_step(variant_spec, getattr(args, 'n_step', 1))
+    set_network(variant_spec, getattr(args, 'network', None))
     return variant_spec
+
+
+# ``--network simba``'s sizes: one block of 128 for the actor, two of 256
+# for each critic (the paper's critics have two of 512, four times the work
+# per update; --config Q_params.config.hidden_layer_sizes=[512,512]).
+SIMBA_SIZES = {'policy_params': (128,), 'Q_params': (256, 256)}
+
+
+def set_network(variant_spec, network):
+    """``--network simba``: SimBa networks (models/simba.py) for the actor
+    and the critics, at SIMBA_SIZES."""
+    if network in (None, 'mlp'):
+        return
+    for name, sizes in SIMBA_SIZES.items():
+        params = variant_spec[name]
+        if ('encoder_params' in variant_spec
+                or 'ecurrent' in params['class_name']):
+            raise ValueError(
+                f"--network {network} reads state observations with "
+                f"feedforward networks; this agent's {name} are "
+                f"{params['class_name']}"
+                f"{' on pixels' if 'encoder_params' in variant_spec else ''}"
+                f" (recurrent and pixel agents: --network mlp).")
+        params['config'].update(network=network, hidden_layer_sizes=sizes)
 
 
 def set_n_step(variant_spec, n_step):

@@ -4,30 +4,70 @@ than Keras 3 for these small models under tf.function)."""
 import tensorflow as tf
 import tf_keras as keras
 
+from .batch_renorm import BatchRenormalization
 # The numpy mirror lives in a TensorFlow-free module; re-exported here.
-from .numpy_mlp import NUMPY_ACTIVATIONS, NumpyMirror, flat_size  # noqa: F401
+from .numpy_mlp import (NUMPY_ACTIVATIONS, NumpyMirror,  # noqa: F401
+                        flat_size, layer_weights, set_layer_weights)
 
 
-def _hidden_layers(units, activation, layer_norm):
+def batch_renorm_options(batch_renorm):
+    """``batch_renorm`` as BatchRenormalization's keyword arguments: True
+    for its defaults, a dict of them, or falsy (None) for none."""
+    if not batch_renorm:
+        return None
+    return {} if batch_renorm is True else dict(batch_renorm)
+
+
+def _hidden_layers(units, activation, layer_norm, batch_renorm):
     """Dense -> activation, or with ``layer_norm`` Dense -> LayerNorm ->
     activation (DroQ's critics; dropout goes after the Dense, see
-    ``apply_with_dropout``)."""
+    ``apply_with_dropout``); with ``batch_renorm`` (CrossQ's) a batch
+    renormalization layer after the activation."""
     if not layer_norm:
-        return [keras.layers.Dense(units, activation=activation)]
-    return [keras.layers.Dense(units), keras.layers.LayerNormalization(),
-            keras.layers.Activation(activation)]
+        layers = [keras.layers.Dense(units, activation=activation)]
+    else:
+        layers = [keras.layers.Dense(units),
+                  keras.layers.LayerNormalization(),
+                  keras.layers.Activation(activation)]
+    if batch_renorm is not None:
+        layers.append(BatchRenormalization(**batch_renorm))
+    return layers
 
 
 def feedforward_model(input_size, hidden_layer_sizes, output_size,
                       activation='relu', output_activation='linear',
-                      name='feedforward_model', layer_norm=False):
+                      name='feedforward_model', layer_norm=False,
+                      batch_renorm=None):
+    """A Dense stack. ``batch_renorm`` (True or BatchRenormalization's
+    options): CrossQ's network, which also normalizes its input; call the
+    model with ``training=True`` where the minibatch's statistics are to be
+    used and the running ones updated (inference mode otherwise)."""
+    batch_renorm = batch_renorm_options(batch_renorm)
+    input_layers = ([] if batch_renorm is None
+                    else [BatchRenormalization(**batch_renorm)])
     model = keras.Sequential(
-        [layer for units in hidden_layer_sizes
-         for layer in _hidden_layers(units, activation, layer_norm)]
+        input_layers
+        + [layer for units in hidden_layer_sizes
+           for layer in _hidden_layers(units, activation, layer_norm,
+                                       batch_renorm)]
         + [keras.layers.Dense(output_size, activation=output_activation)],
         name=name)
     model.build((None, input_size))
     return model
+
+
+def build_network(input_size, hidden_layer_sizes, output_size,
+                  network='mlp', observation_keys=(), normalized_size=None,
+                  **options):
+    """A Keras network of kind ``network`` (models/networks.py): a
+    ``feedforward_model`` with ``options``, or a ``simba_model`` whose
+    first ``normalized_size`` inputs are the ``observation_keys`` fields."""
+    if network == 'simba':
+        from .simba import simba_model
+        return simba_model(input_size, hidden_layer_sizes, output_size,
+                           observation_keys, normalized_size, **options)
+    return feedforward_model(input_size, hidden_layer_sizes, output_size,
+                             **options)
 
 
 def apply_with_dropout(model, inputs, rate, seed):

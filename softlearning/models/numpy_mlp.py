@@ -16,6 +16,12 @@ NUMPY_ACTIVATIONS = {
     None: lambda x: x,
 }
 
+# Batch renormalization's (models/batch_renorm.py), shared with the mirror.
+BATCH_RENORM_EPSILON = 1e-3
+# A batch renormalization layer's weights: gamma, beta, running mean,
+# running variance (each one per feature), and its count of training calls.
+N_BATCH_RENORM_WEIGHTS = 5
+
 
 def numpy_activation(name):
     if name not in NUMPY_ACTIVATIONS:
@@ -30,18 +36,52 @@ def flat_size(shapes, keys):
     return int(sum(np.prod(shapes[key]) for key in keys))
 
 
-def dense_stack_shapes(input_size, hidden_layer_sizes, output_size):
-    """Shapes of the kernel/bias list of a Dense stack, in the order Keras'
-    ``model.get_weights()`` returns them."""
+def _batch_renorm_shapes(size):
+    return [(size,)] * (N_BATCH_RENORM_WEIGHTS - 1) + [()]
+
+
+def dense_stack_shapes(input_size, hidden_layer_sizes, output_size,
+                       batch_renorm=False):
+    """Shapes of the weights of a Dense stack, layer by layer, in the order
+    ``layer_weights(model)`` (models/feedforward.py) lists them. With
+    ``batch_renorm`` (CrossQ's) a batch renormalization layer comes before
+    the first Dense layer and after each hidden one."""
     sizes = [int(input_size), *map(int, hidden_layer_sizes), int(output_size)]
-    shapes = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    shapes = _batch_renorm_shapes(sizes[0]) if batch_renorm else []
+    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         shapes += [(fan_in, fan_out), (fan_out,)]
+        if batch_renorm and i < len(sizes) - 2:
+            shapes += _batch_renorm_shapes(fan_out)
     return shapes
 
 
+def _layers_of(weights):
+    """[('dense', kernel, bias) | ('norm', gamma, beta, mean, variance)]
+    from a layer-by-layer weight list: a 2-D array starts a Dense layer,
+    a 1-D one a batch renormalization layer."""
+    layers, i = [], 0
+    while i < len(weights):
+        if weights[i].ndim == 2 and i + 1 < len(weights):
+            layers.append(('dense', *weights[i:i + 2]))
+            i += 2
+        elif weights[i].ndim == 1 and i + N_BATCH_RENORM_WEIGHTS <= len(
+                weights):
+            layers.append(('norm', *weights[i:i + N_BATCH_RENORM_WEIGHTS]))
+            i += N_BATCH_RENORM_WEIGHTS
+        else:
+            raise ValueError(
+                f"Expected [kernel, bias] and batch renormalization weights, "
+                f"got arrays of shapes {[w.shape for w in weights]}")
+    if not layers or layers[-1][0] != 'dense':
+        raise ValueError(f"A Dense stack ends with a Dense layer; got "
+                         f"arrays of shapes {[w.shape for w in weights]}")
+    return layers
+
+
 class NumpyMLP:
-    """A Dense stack from a flat [kernel, bias, kernel, bias, ...] list.
+    """A Dense stack from a flat [kernel, bias, kernel, bias, ...] list,
+    with batch renormalization layers (in inference mode: running
+    statistics) where the list has them.
 
     Hidden layers use ``activation``, the last one ``output_activation``.
     """
@@ -52,22 +92,24 @@ class NumpyMLP:
         self.set_weights(weights)
 
     def set_weights(self, weights):
-        weights = [np.asarray(w) for w in weights]
-        if len(weights) % 2 or not weights:
-            raise ValueError(
-                f"Expected [kernel, bias, ...] pairs, got {len(weights)} "
-                f"arrays")
-        self._layers = list(zip(weights[0::2], weights[1::2]))
+        self._layers = _layers_of([np.asarray(w) for w in weights])
 
     def get_weights(self):
-        return [w for layer in self._layers for w in layer]
+        return [w for layer in self._layers for w in layer[1:]]
 
     def __call__(self, inputs):
         x = inputs
-        for kernel, bias in self._layers[:-1]:
-            x = self._activation(x @ kernel + bias)
-        kernel, bias = self._layers[-1]
-        return self._output_activation(x @ kernel + bias)
+        for i, (kind, *weights) in enumerate(self._layers):
+            if kind == 'norm':
+                gamma, beta, mean, variance, _ = weights
+                x = (gamma * (x - mean)
+                     / np.sqrt(variance + BATCH_RENORM_EPSILON) + beta)
+                continue
+            kernel, bias = weights
+            x = x @ kernel + bias
+            x = (self._output_activation(x) if i == len(self._layers) - 1
+                 else self._activation(x))
+        return x
 
 
 class NumpyMirror(NumpyMLP):
@@ -80,7 +122,25 @@ class NumpyMirror(NumpyMLP):
 
     def __init__(self, model, activation, output_activation='linear'):
         self._model = model
-        super().__init__(model.get_weights(), activation, output_activation)
+        super().__init__(layer_weights(model), activation, output_activation)
 
     def refresh(self):
-        self.set_weights(self._model.get_weights())
+        self.set_weights(layer_weights(self._model))
+
+
+def layer_weights(model):
+    """A Keras model's weights layer by layer (``model.get_weights()`` puts
+    every trainable weight before every other; a batch renormalization
+    layer's running statistics would come last)."""
+    return [w for layer in model.layers for w in layer.get_weights()]
+
+
+def set_layer_weights(model, weights):
+    """Loads a ``layer_weights`` list into ``model``."""
+    weights = list(weights)
+    for layer in model.layers:
+        n = len(layer.weights)
+        layer.set_weights(weights[:n])
+        weights = weights[n:]
+    if weights:
+        raise ValueError(f"{len(weights)} weights left over for {model.name}")

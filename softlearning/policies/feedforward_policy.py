@@ -10,8 +10,10 @@ and ``get_weights()`` of either loads into the other.
 import numpy as np
 import tensorflow as tf
 
-from softlearning.models import (NumpyMirror, concat_observations,
-                                 feedforward_model)
+from softlearning.models import NumpyMirror, concat_observations, flat_size
+from softlearning.models.feedforward import (build_network, layer_weights,
+                                             set_layer_weights)
+from softlearning.models.networks import check_network, numpy_mirror_class
 
 from .base_policy import BasePolicy
 from .numpy_policies import concatenate_observations, network_input_layout
@@ -24,10 +26,16 @@ class FeedforwardPolicy(BasePolicy):
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
-                 observation_keys=None, seed=None, name=None, encoder=None):
+                 observation_keys=None, seed=None, name=None, encoder=None,
+                 batch_renorm=None, network='mlp'):
         """``encoder``: a pixel agent's ConvEncoder (models/conv_encoder.py),
         owned and trained by the Q-functions; the policy reads its features
-        without updating it."""
+        without updating it. ``batch_renorm``: CrossQ's batch
+        renormalization layers (models/feedforward.py), True or their
+        options; the policy's update runs them in training mode, acting and
+        targets in inference mode. ``network``: 'mlp' or 'simba'
+        (models/networks.py; SimBa's blocks, one per hidden layer size)."""
+        check_network(network, batch_renorm, encoder)
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._encoder = encoder
@@ -36,20 +44,32 @@ class FeedforwardPolicy(BasePolicy):
             observation_shapes=observation_shapes, action_shape=action_shape,
             hidden_layer_sizes=tuple(hidden_layer_sizes),
             activation=activation, observation_keys=observation_keys)
+        model_options = {}
+        if batch_renorm:
+            self._config['batch_renorm'] = model_options['batch_renorm'] = (
+                batch_renorm)
+        if network != 'mlp':
+            self._config['network'] = network
         self._name = name or self.default_name
         self._action_size = int(np.prod(action_shape))
         layout = self.numpy_class
         input_shapes, input_keys = network_input_layout(
             observation_shapes, observation_keys,
             None if encoder is None else encoder.output_size)
+        if network == 'simba':
+            model_options.update(
+                network=network, observation_keys=observation_keys,
+                normalized_size=flat_size(input_shapes, input_keys))
         self._model = self._build_model(
             layout.network_input_size(input_shapes, input_keys,
                                       self._action_size),
             hidden_layer_sizes, layout.network_output_size(self._action_size),
             activation=activation, output_activation=layout.output_activation,
-            name=self._name)
+            name=self._name, **model_options)
         # The numpy copy that acts (``actions_np``, ``step``).
-        self._acting_network = self.mirror_class(
+        mirror_class = (numpy_mirror_class(network) if network != 'mlp'
+                        else self.mirror_class)
+        self._acting_network = mirror_class(
             self._model, activation, layout.output_activation)
         self._acting_encoder = (None if encoder is None
                                 else encoder.numpy_copy())
@@ -57,7 +77,7 @@ class FeedforwardPolicy(BasePolicy):
     mirror_class = NumpyMirror
 
     def _build_model(self, *args, **kwargs):
-        return feedforward_model(*args, **kwargs)
+        return build_network(*args, **kwargs)
 
     def _network_inputs(self, observations):
         """The network's input (TensorFlow): the encoder's features, never
@@ -114,7 +134,7 @@ class FeedforwardPolicy(BasePolicy):
         """What the numpy half loads: the encoder's weights (if any), then
         the network's."""
         encoder = [] if self._encoder is None else self._encoder.get_weights()
-        return [*encoder, *self._model.get_weights()]
+        return [*encoder, *layer_weights(self._model)]
 
     def set_weights(self, weights):
         weights = list(weights)
@@ -122,5 +142,5 @@ class FeedforwardPolicy(BasePolicy):
             n_encoder = len(self._encoder.get_weights())
             self._encoder.set_weights(weights[:n_encoder])
             weights = weights[n_encoder:]
-        self._model.set_weights(weights)
+        set_layer_weights(self._model, weights)
         self.refresh_numpy_weights()

@@ -33,10 +33,11 @@ class FeedforwardGaussianPolicy(FeedforwardPolicy):
 
     # TensorFlow path (inside compiled updates) ---------------------------
 
-    def _base_distribution(self, observations):
+    def _base_distribution(self, observations, training=False):
         inputs = self._network_inputs(observations)
         shift, log_scale = tf.split(
-            self.shift_and_log_scale_model(inputs), 2, axis=-1)
+            self.shift_and_log_scale_model(inputs, training=training), 2,
+            axis=-1)
         log_scale = tf.clip_by_value(log_scale, LOG_SCALE_MIN, LOG_SCALE_MAX)
         return tfd.Independent(
             tfd.Normal(loc=shift, scale=tf.exp(log_scale)),
@@ -47,9 +48,11 @@ class FeedforwardGaussianPolicy(FeedforwardPolicy):
                 - self._squash.forward_log_det_jacobian(
                     raw_actions, event_ndims=1))[..., None]
 
-    def actions_and_log_probs(self, observations, seed=None):
-        """Sampled actions (B, |A|) and their log-probabilities (B, 1)."""
-        distribution = self._base_distribution(observations)
+    def actions_and_log_probs(self, observations, seed=None, training=False):
+        """Sampled actions (B, |A|) and their log-probabilities (B, 1);
+        ``training``: the network's training mode (the policy's update; it
+        matters to batch renormalization only)."""
+        distribution = self._base_distribution(observations, training)
         raw_actions = distribution.sample(seed=seed)
         return (self._squash.forward(raw_actions),
                 self._squashed_log_probs(distribution, raw_actions))

@@ -26,8 +26,9 @@ import numpy as np
 from softlearning.models.numpy_conv import NumpyConvEncoder
 from softlearning.models.numpy_lstm import (NumpyRecurrentNetwork,
                                             recurrent_network_shapes)
-from softlearning.models.numpy_mlp import (NumpyMLP, dense_stack_shapes,
-                                           flat_size)
+from softlearning.models.networks import (check_network, network_shapes,
+                                          numpy_network_class)
+from softlearning.models.numpy_mlp import NumpyMLP, flat_size
 
 from .base_policy import BasePolicy
 
@@ -85,10 +86,14 @@ class NumpyMLPPolicy(BasePolicy):
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, seed=None, name=None,
-                 encoder_config=None):
+                 encoder_config=None, batch_renorm=None, network='mlp'):
         """``encoder_config``: the settings of a pixel agent's encoder
         (models/numpy_conv.py), whose weights come first in the list
-        ``set_weights`` loads."""
+        ``set_weights`` loads. ``batch_renorm``: the network has CrossQ's
+        batch renormalization layers (acting uses their running
+        statistics). ``network``: 'mlp' or 'simba' (models/networks.py)."""
+        self._batch_renorm = bool(batch_renorm)
+        self._network = check_network(network, batch_renorm, encoder_config)
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._action_size = int(np.prod(action_shape))
@@ -101,6 +106,8 @@ class NumpyMLPPolicy(BasePolicy):
             observation_shapes, observation_keys,
             None if self._acting_encoder is None
             else self._acting_encoder.output_size)
+        # What a SimBa network normalizes: the observations.
+        self._normalized_size = flat_size(input_shapes, input_keys)
         self._weight_shapes = self._network_shapes(
             self.network_input_size(input_shapes, input_keys,
                                     self._action_size),
@@ -108,13 +115,17 @@ class NumpyMLPPolicy(BasePolicy):
             self.network_output_size(self._action_size))
         # Until the learner's weights arrive: Keras' default initialization
         # (Glorot-uniform kernels, zero biases), so the policy can act.
-        self._acting_network = self.network_class(
+        network_class = (numpy_network_class(network) if network != 'mlp'
+                         else self.network_class)
+        self._acting_network = network_class(
             self._initial_weights(), activation, self.output_activation)
 
     network_class = NumpyMLP
 
     def _network_shapes(self, input_size, hidden_layer_sizes, output_size):
-        return dense_stack_shapes(input_size, hidden_layer_sizes, output_size)
+        return network_shapes(self._network, input_size, hidden_layer_sizes,
+                              output_size, self._batch_renorm,
+                              self._normalized_size)
 
     @staticmethod
     def network_input_size(observation_shapes, observation_keys,
@@ -128,12 +139,17 @@ class NumpyMLPPolicy(BasePolicy):
     def _initial_weights(self):
         weights = []
         for shape in self._weight_shapes:
-            if len(shape) == 1:
-                weights.append(np.zeros(shape, np.float32))
-            else:
+            if len(shape) == 2:
                 limit = np.sqrt(6.0 / sum(shape))
                 weights.append(self._np_random.uniform(
                     -limit, limit, shape).astype(np.float32))
+            else:
+                weights.append(np.zeros(shape, np.float32))
+        if self._batch_renorm:
+            # Each normalization's gamma and running variance start at one.
+            for i, shape in enumerate(self._weight_shapes):
+                if shape == () and i >= 4:
+                    weights[i - 4][:] = weights[i - 1][:] = 1.0
         return weights
 
     def get_weights(self):

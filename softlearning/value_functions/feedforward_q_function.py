@@ -4,7 +4,8 @@ import numpy as np
 import tensorflow as tf
 
 from softlearning.models import concat_observations, feedforward_model, flat_size
-from softlearning.models.feedforward import apply_with_dropout
+from softlearning.models.feedforward import apply_with_dropout, build_network
+from softlearning.models.networks import check_network
 
 
 class FeedforwardQFunction:
@@ -12,18 +13,29 @@ class FeedforwardQFunction:
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, name='Q', encoder=None,
-                 dropout_rate=0.0, layer_norm=False, **model_options):
+                 dropout_rate=0.0, layer_norm=False, batch_renorm=None,
+                 network='mlp', **model_options):
         """``encoder`` (a ConvEncoder, models/conv_encoder.py) turns the
         observations into the network's input; without one they are
         concatenated. Twin Q-functions share one encoder, which their loss
         trains. ``dropout_rate`` and ``layer_norm``: DroQ's critics (dropout
         after each hidden Dense layer, then LayerNorm, then the
-        activation)."""
+        activation). ``batch_renorm``: CrossQ's critics (batch
+        renormalization of the input and after each hidden layer; True or
+        the layers' options, models/batch_renorm.py). ``network``: 'mlp'
+        or 'simba' (models/networks.py; the observations normalized, the
+        actions not)."""
+        check_network(network, batch_renorm, encoder)
+        if network != 'mlp':
+            model_options['network'] = network
         if dropout_rate or layer_norm:
             model_options.update(dropout_rate=float(dropout_rate),
                                  layer_norm=bool(layer_norm))
+        if batch_renorm:
+            model_options['batch_renorm'] = batch_renorm
         self.observation_keys = tuple(observation_keys or observation_shapes)
         self.encoder = encoder
+        self.batch_renorm = bool(batch_renorm)
         # What ``clone`` builds a copy from.
         self._config = dict(
             observation_shapes=observation_shapes, action_shape=action_shape,
@@ -46,13 +58,24 @@ class FeedforwardQFunction:
 
     def _build_model(self, observation_size, action_size, hidden_layer_sizes,
                      activation, name, output_size=1, dropout_rate=0.0,
-                     layer_norm=False):
+                     layer_norm=False, batch_renorm=None, network='mlp'):
         """``output_size``: 1 for Q(s, a); M for a critic that predicts M
         quantiles of the return (TQC)."""
+        if network == 'simba':
+            if dropout_rate or layer_norm:
+                raise ValueError("A SimBa critic has its own LayerNorms and "
+                                 "no dropout; drop dropout_rate and "
+                                 "layer_norm or use network 'mlp'.")
+            return build_network(
+                observation_size + action_size, hidden_layer_sizes,
+                int(output_size), network=network,
+                observation_keys=self.observation_keys,
+                normalized_size=observation_size, activation=activation,
+                name=name)
         return feedforward_model(
             observation_size + action_size, hidden_layer_sizes,
             int(output_size), activation=activation, name=name,
-            layer_norm=bool(layer_norm))
+            layer_norm=bool(layer_norm), batch_renorm=batch_renorm)
 
     def network_inputs(self, observations):
         """What the network reads of the observations: the encoder's
@@ -63,11 +86,13 @@ class FeedforwardQFunction:
             return self.encoder(observations)
         return concat_observations(observations, self.observation_keys)
 
-    def head(self, inputs, actions):
-        """Q from ``network_inputs(observations)`` and the actions."""
+    def head(self, inputs, actions, training=False):
+        """Q from ``network_inputs(observations)`` and the actions;
+        ``training``: the network's training mode (it matters to batch
+        renormalization only: CrossQ's critic step)."""
         inputs = tf.concat([inputs, actions], axis=-1)
         if not self.dropout_rate:
-            return self.model(inputs)
+            return self.model(inputs, training=training)
         seed = tf.cast(self.model.dropout_generator.make_seeds(1)[:, 0],
                        tf.int32)
         return apply_with_dropout(self.model, inputs, self.dropout_rate, seed)

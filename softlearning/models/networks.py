@@ -1,0 +1,49 @@
+"""The kinds of Dense network an actor or critic can have (``network`` in
+their config), and each kind's numpy half. TensorFlow-free: the Keras
+builders are models/feedforward.py's ``build_network``.
+
+- 'mlp': a Dense stack (optionally with CrossQ's batch renormalization);
+- 'simba': SimBa's residual network with running observation
+  normalization (models/simba.py).
+"""
+
+from .numpy_mlp import NumpyMirror, NumpyMLP, dense_stack_shapes
+from .numpy_simba import NumpySimba, NumpySimbaMirror, simba_shapes
+
+NETWORKS = ('mlp', 'simba')
+
+
+def check_network(network, batch_renorm=None, encoder=None):
+    """``network``, or one ValueError naming the valid ones (or what does
+    not combine with it)."""
+    if network not in NETWORKS:
+        raise ValueError(f"Unknown network '{network}'; valid networks: "
+                         f"{', '.join(NETWORKS)}")
+    if network == 'simba' and batch_renorm:
+        raise ValueError("A SimBa network has no batch renormalization "
+                         "option (batch_renorm); use network 'mlp'.")
+    if network == 'simba' and encoder is not None:
+        raise ValueError("A SimBa network reads state observations; a pixel "
+                         "agent's encoder is not supported.")
+    return network
+
+
+def numpy_network_class(network):
+    """The numpy network that acts from a ``layer_weights`` list."""
+    return NumpySimba if network == 'simba' else NumpyMLP
+
+
+def numpy_mirror_class(network):
+    """The numpy copy of a Keras network, refreshed from it."""
+    return NumpySimbaMirror if network == 'simba' else NumpyMirror
+
+
+def network_shapes(network, input_size, hidden_layer_sizes, output_size,
+                   batch_renorm=False, normalized_size=None):
+    """The shapes of a network's ``layer_weights``; a SimBa network
+    normalizes the first ``normalized_size`` inputs (all by default)."""
+    if network == 'simba':
+        return simba_shapes(input_size, hidden_layer_sizes, output_size,
+                            normalized_size or input_size)
+    return dense_stack_shapes(input_size, hidden_layer_sizes, output_size,
+                              batch_renorm)

@@ -1,0 +1,215 @@
+"""CrossQ (algorithms/crossq.py) and batch renormalization
+(models/batch_renorm.py): the layer in training and inference mode against
+numpy, the numpy mirror against TensorFlow on the same weights, the joint
+critic pass against a direct computation, no target networks, Adam's beta1,
+fused == single updates, and an exact resume."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from algorithm_helpers import (as_tensors, assert_fused_equals_single,
+                               filled_algorithm, make_algorithm)
+from softlearning.models.batch_renorm import BatchRenormalization
+from softlearning.models.feedforward import (feedforward_model,
+                                             layer_weights)
+from softlearning.models.numpy_mlp import BATCH_RENORM_EPSILON, NumpyMLP
+
+CROSSQ_SETTINGS = {'Q_config': {'batch_renorm': True},
+                   'policy_config': {'batch_renorm': True},
+                   'policy_delay': 3, 'adam_beta1': 0.5}
+
+
+def crossq(**settings):
+    return filled_algorithm('CrossQ', **{**CROSSQ_SETTINGS, **settings})
+
+
+def _normalized(x, mean, variance, gamma, beta):
+    return gamma * (x - mean) / np.sqrt(variance + BATCH_RENORM_EPSILON) + beta
+
+
+# The layer -----------------------------------------------------------------
+
+def _layer(x, **options):
+    layer = BatchRenormalization(**options)
+    layer.build(x.shape)
+    rng = np.random.default_rng(0)
+    layer.gamma.assign(rng.uniform(0.5, 2.0, x.shape[-1]))
+    layer.beta.assign(rng.normal(size=x.shape[-1]))
+    layer.moving_mean.assign(rng.normal(size=x.shape[-1]))
+    layer.moving_variance.assign(rng.uniform(0.5, 2.0, x.shape[-1]))
+    return layer
+
+
+def test_batch_renorm_normalizes_with_the_batch_and_moves_its_statistics():
+    x = np.random.default_rng(1).normal(2.0, 3.0, (64, 5)).astype(np.float32)
+    layer = _layer(x, momentum=0.9, warmup_steps=10)
+    gamma, beta, mean0, variance0 = (layer.gamma.numpy(), layer.beta.numpy(),
+                                     layer.moving_mean.numpy(),
+                                     layer.moving_variance.numpy())
+    # Inference (the default): the running statistics, nothing moves.
+    np.testing.assert_allclose(
+        layer(x), _normalized(x, mean0, variance0, gamma, beta), rtol=1e-5)
+    assert float(layer.steps) == 0
+    # Training, in the warm-up: plain batch normalization (biased variance).
+    np.testing.assert_allclose(
+        layer(x, training=True),
+        _normalized(x, x.mean(0), x.var(0), gamma, beta), rtol=1e-4,
+        atol=1e-5)
+    np.testing.assert_allclose(layer.moving_mean, 0.9 * mean0 + 0.1 * x.mean(0),
+                               rtol=1e-5)
+    np.testing.assert_allclose(layer.moving_variance,
+                               0.9 * variance0 + 0.1 * x.var(0), rtol=1e-5)
+    assert float(layer.steps) == 1
+
+
+def test_batch_renorm_after_its_warm_up_corrects_towards_running_statistics():
+    x = np.random.default_rng(2).normal(2.0, 3.0, (64, 5)).astype(np.float32)
+    layer = _layer(x, warmup_steps=0, r_max=1.5, d_max=0.5)
+    gamma, beta = layer.gamma.numpy(), layer.beta.numpy()
+    mean, variance = layer.moving_mean.numpy(), layer.moving_variance.numpy()
+    std = np.sqrt(x.var(0) + BATCH_RENORM_EPSILON)
+    moving_std = np.sqrt(variance + BATCH_RENORM_EPSILON)
+    r = np.clip(std / moving_std, 1 / 1.5, 1.5)
+    d = np.clip((x.mean(0) - mean) / moving_std, -0.5, 0.5)
+    assert np.any(r == 1.5) and np.any(np.abs(d) == 0.5)  # clipped
+    # ((x - mu_B) * r + d * sigma_B) / sqrt(sigma_B^2 + epsilon * r^2), i.e.
+    # (x - mu_B) / sigma_B * r + d up to epsilon (SBX's and the paper's).
+    sigma = np.sqrt(x.var(0))
+    expected = gamma * ((x - x.mean(0)) * r + d * sigma) / np.sqrt(
+        x.var(0) + BATCH_RENORM_EPSILON * r ** 2) + beta
+    np.testing.assert_allclose(layer(x, training=True), expected, rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_numpy_mirror_equals_the_keras_model_in_inference_mode():
+    model = feedforward_model(4, (8, 8), 3, batch_renorm=True)
+    kinds = [type(layer).__name__ for layer in model.layers]
+    assert kinds == ['BatchRenormalization', 'Dense', 'BatchRenormalization',
+                     'Dense', 'BatchRenormalization', 'Dense']
+    x = np.random.default_rng(3).normal(1.0, 2.0, (32, 4)).astype(np.float32)
+    for _ in range(3):  # running statistics away from their start
+        model(x, training=True)
+    mirror = NumpyMLP(layer_weights(model))
+    np.testing.assert_allclose(mirror(x), model(x).numpy(), rtol=1e-4,
+                               atol=1e-5)
+    assert not np.allclose(model(x).numpy(), model(x, training=True).numpy())
+
+
+# The algorithm ---------------------------------------------------------------
+
+def test_joint_critic_pass_matches_a_direct_computation():
+    """L_Q of one critic step against numpy: the critics run in training
+    mode on [s; s'] and [a; a'] (the normalization statistics those of the
+    joint batch of 2B), the target from their own next-state half."""
+    algorithm, policy, pool = crossq()
+    batch = as_tensors(pool.random_batch(16))
+    alpha, seed = 0.3, tf.constant([4, 5], tf.int32)
+    next_actions, next_log_pis = policy.actions_and_log_probs(
+        batch['next_observations'], seed=seed)
+    inputs = np.concatenate([
+        np.concatenate([batch['observations']['observations'],
+                        batch['actions']], -1),
+        np.concatenate([batch['next_observations']['observations'],
+                        next_actions], -1)])
+
+    def forward(weights, x, joint=True):
+        """The critic in training mode (before renormalization's warm-up
+        ends: batch statistics), over x at once or over its halves."""
+        if not joint:
+            half = len(x) // 2
+            return np.concatenate([forward(weights, x[:half]),
+                                   forward(weights, x[half:])])
+        layers = NumpyMLP(weights)._layers
+        for i, (kind, *w) in enumerate(layers):
+            if kind == 'norm':
+                x = _normalized(x, x.mean(0), x.var(0), w[0], w[1])
+            else:
+                x = x @ w[0] + w[1]
+                x = x if i == len(layers) - 1 else np.maximum(x, 0)
+        return x
+
+    def loss(joint):
+        values = [forward(layer_weights(Q.model), inputs, joint)
+                  for Q in algorithm.Qs]
+        next_Q = np.min([value[16:] for value in values], axis=0)
+        y = (batch['rewards'].numpy() + 0.99 * (1 - batch['terminals'].numpy())
+             * (next_Q - alpha * next_log_pis.numpy()))
+        return sum(0.5 * np.mean((value[:16] - y) ** 2) for value in values)
+
+    expected, separate = loss(joint=True), loss(joint=False)
+    first_moving_mean = algorithm.Qs[0].model.layers[0].moving_mean.numpy()
+    Q_loss, _, _ = algorithm._update_critics(batch, alpha, seed)
+    np.testing.assert_allclose(float(Q_loss), expected, rtol=1e-4)
+    assert abs(separate - expected) > 1e-3 * abs(expected)
+    # The input normalization's running mean moved towards the joint batch's.
+    np.testing.assert_allclose(
+        algorithm.Qs[0].model.layers[0].moving_mean.numpy(),
+        0.99 * first_moving_mean + 0.01 * inputs.mean(0), rtol=1e-4,
+        atol=1e-6)
+
+
+def test_no_target_networks_and_adams_beta1():
+    algorithm, _, _ = crossq()
+    assert algorithm.Q_targets == ()
+    assert not any(key.endswith('_target') for key in algorithm.tf_saveables())
+    optimizers = algorithm._optimizers
+    assert float(optimizers['Q_optimizer'].beta_1) == 0.5
+    assert float(optimizers['policy_optimizer'].beta_1) == 0.5
+    assert float(optimizers['alpha_optimizer'].beta_1) == 0.9
+
+
+def test_batch_renorm_critics_with_target_networks_are_an_error():
+    with pytest.raises(ValueError, match='need an algorithm without target '
+                                         r'networks \(CrossQ\), not SAC'):
+        make_algorithm('SAC', Q_config={'batch_renorm': True})
+
+
+def test_fused_updates_equal_single_updates():
+    """Running statistics included (the policy's weights hold them)."""
+    fused, single = assert_fused_equals_single('CrossQ', **CROSSQ_SETTINGS)
+    np.testing.assert_allclose(fused.alpha, single.alpha, rtol=1e-6)
+    for Q_fused, Q_single in zip(fused.Qs, single.Qs):
+        assert float(Q_fused.model.layers[0].steps) == 6
+        np.testing.assert_allclose(layer_weights(Q_fused.model)[2],
+                                   layer_weights(Q_single.model)[2],
+                                   rtol=1e-5)
+
+
+def test_numpy_policy_acts_as_the_tensorflow_policy():
+    """After updates (running statistics moved), the TensorFlow-free
+    policy of sampler actors, loaded with the learner's weights, acts as
+    the TensorFlow policy's deterministic actions."""
+    from softlearning import environments
+    from softlearning.policies import get_numpy_policy
+    algorithm, policy, pool = crossq()
+    algorithm._fused_updates(as_tensors(pool.random_batches(4, 32)))
+    policy.refresh_numpy_weights()
+    env = environments.get_environment('gym', 'Pendulum', 'v1')
+    numpy_policy = get_numpy_policy(
+        {'class_name': 'FeedforwardGaussianPolicy',
+         'config': {'hidden_layer_sizes': (16, 16), 'batch_renorm': True}},
+        env)
+    numpy_policy.set_weights(policy.get_weights())
+    observations = pool.random_batch(10)['observations']
+    with policy.set_deterministic(True), \
+            numpy_policy.set_deterministic(True):
+        expected = policy.actions(as_tensors(observations)).numpy()
+        np.testing.assert_allclose(policy.actions_np(observations), expected,
+                                   rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(numpy_policy.actions_np(observations),
+                                   expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_crossq_resumes_exactly(tmp_path):
+    """The running statistics and their counts are in the checkpoint:
+    epoch 3 after a restore == epoch 3 of the run that never stopped."""
+    from checkpoint_helpers import assert_resume_is_exact, tiny_variant
+    variant = tiny_variant(algorithm='CrossQ', domain='Pendulum', task='v1',
+                           epochs=3)
+    assert variant['Q_params']['config']['batch_renorm'] is True
+    assert variant['algorithm_params']['config']['adam_beta1'] == 0.5
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
+                           ('Q_loss', 'Q_value-mean', 'policy_loss',
+                            'alpha_loss', 'alpha', 'entropy'))

@@ -1,0 +1,131 @@
+"""SimBa networks (models/simba.py, numpy_simba.py): the running
+normalization against numpy, the numpy mirror against Keras on the same
+weights, every network's statistics moved alike by the update skeleton,
+fused == single updates, the TensorFlow-free policy acting as the
+TensorFlow one, and bad settings as one clear error."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from algorithm_helpers import (as_tensors, assert_fused_equals_single,
+                               filled_algorithm)
+from softlearning.models.feedforward import layer_weights
+from softlearning.models.numpy_simba import NumpySimba
+from softlearning.models.simba import (RunningNormalization,
+                                       running_normalizations, simba_model)
+
+SIMBA = {'network': 'simba'}
+SIMBA_SETTINGS = {'Q_config': SIMBA, 'policy_config': SIMBA}
+
+
+def test_running_normalization_holds_the_statistics_of_all_it_saw():
+    rng = np.random.default_rng(0)
+    layer = RunningNormalization(3, ('observations',))
+    layer.build((None, 5))
+    batches = [rng.normal(i, 1 + i, (n, 3)).astype(np.float32)
+               for i, n in enumerate((7, 30, 2))]
+    for batch in batches:
+        layer.update(batch)
+    seen = np.concatenate(batches)
+    np.testing.assert_allclose(layer.mean, seen.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(layer.variance, seen.var(0), rtol=1e-4)
+    assert float(layer.count) == len(seen)
+    # The first 3 features normalized, the rest (a critic's actions) not.
+    x = rng.normal(size=(4, 5)).astype(np.float32)
+    expected = np.concatenate([(x[:, :3] - seen.mean(0))
+                               / np.sqrt(seen.var(0) + 1e-8), x[:, 3:]], -1)
+    np.testing.assert_allclose(layer(x), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_numpy_mirror_equals_the_keras_model():
+    model = simba_model(6, (8, 8), 2, ('observations',), normalized_size=4)
+    kinds = [type(layer).__name__ for layer in model.layers]
+    assert kinds == ['RunningNormalization', 'Dense', 'ResidualBlock',
+                     'ResidualBlock', 'LayerNormalization', 'Dense']
+    rng = np.random.default_rng(1)
+    running_normalizations(model)[0].update(
+        rng.normal(3.0, 2.0, (50, 4)).astype(np.float32))
+    model.set_weights([w + rng.normal(0, 0.1, w.shape).astype(np.float32)
+                       for w in model.get_weights()])
+    x = rng.normal(2.0, 2.0, (16, 6)).astype(np.float32)
+    np.testing.assert_allclose(NumpySimba(layer_weights(model))(x),
+                               model(x).numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_blocks_of_different_widths_are_an_error():
+    with pytest.raises(ValueError, match=r'all of one width; got \[8, 16\]'):
+        simba_model(6, (8, 16), 2, ('observations',))
+
+
+def test_every_network_normalizes_with_the_same_statistics():
+    """One update moves the policy's, the critics' and the target critics'
+    statistics to the minibatch's observations (their first)."""
+    algorithm, policy, pool = filled_algorithm('SAC', **SIMBA_SETTINGS)
+    batch = pool.random_batch(32)
+    algorithm._fused_updates(as_tensors(
+        tf.nest.map_structure(lambda x: x[None], batch)))
+    layers = algorithm._running_normalizations
+    assert len(layers) == 1 + 2 + 2  # policy, two critics, two targets
+    observations = batch['observations']['observations']
+    for layer in layers:
+        np.testing.assert_allclose(layer.mean, observations.mean(0),
+                                   rtol=1e-5, atol=1e-6)
+        assert float(layer.count) == 32
+
+
+def test_fused_updates_equal_single_updates():
+    assert_fused_equals_single('SAC', **SIMBA_SETTINGS)
+
+
+def test_td3_target_policy_normalizes_alike():
+    algorithm, _, pool = filled_algorithm('TD3', **SIMBA_SETTINGS)
+    algorithm._fused_updates(as_tensors(pool.random_batches(2, 32)))
+    counts = {float(layer.count) for layer in algorithm._running_normalizations}
+    assert len(algorithm._running_normalizations) == 6 and counts == {64.0}
+
+
+def test_numpy_policy_acts_as_the_tensorflow_policy():
+    from softlearning import environments
+    from softlearning.policies import get_numpy_policy
+    algorithm, policy, pool = filled_algorithm('SAC', **SIMBA_SETTINGS)
+    algorithm._fused_updates(as_tensors(pool.random_batches(3, 32)))
+    policy.refresh_numpy_weights()
+    env = environments.get_environment('gym', 'Pendulum', 'v1')
+    numpy_policy = get_numpy_policy(
+        {'class_name': 'FeedforwardGaussianPolicy',
+         'config': {'hidden_layer_sizes': (16, 16), **SIMBA}}, env)
+    numpy_policy.set_weights(policy.get_weights())
+    observations = pool.random_batch(10)['observations']
+    with policy.set_deterministic(True), \
+            numpy_policy.set_deterministic(True):
+        expected = policy.actions(as_tensors(observations)).numpy()
+        np.testing.assert_allclose(policy.actions_np(observations), expected,
+                                   rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(numpy_policy.actions_np(observations),
+                                   expected, rtol=1e-4, atol=1e-5)
+
+
+def test_unknown_network_names_the_valid_ones():
+    from softlearning import environments, policies
+    env = environments.get_environment('gym', 'Pendulum', 'v1')
+    with pytest.raises(ValueError, match="Unknown network 'resnet'; valid "
+                                         "networks: mlp, simba"):
+        policies.get({'class_name': 'FeedforwardGaussianPolicy',
+                      'config': {'network': 'resnet'}}, env)
+
+
+@pytest.mark.slow
+def test_simba_sac_resumes_exactly(tmp_path):
+    """The running statistics are in the checkpoint: epoch 3 after a
+    restore == epoch 3 of the run that never stopped."""
+    from checkpoint_helpers import assert_resume_is_exact, tiny_variant
+    variant = tiny_variant(domain='Pendulum', task='v1', epochs=3,
+                           network='simba', config={
+                               'policy_params.config.hidden_layer_sizes': [16],
+                               'Q_params.config.hidden_layer_sizes': [16, 16]})
+    assert variant['policy_params']['config']['network'] == 'simba'
+    assert variant['Q_params']['config']['network'] == 'simba'
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
+                           ('Q_loss', 'Q_value-mean', 'policy_loss',
+                            'alpha_loss', 'alpha', 'entropy'))
