@@ -268,3 +268,18 @@ def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
         run_cli('benchmark', changed, '--local-dir', tmp_path, timeout=120),
         "holds the results of another version of suite 'smoke' (it differs "
         "in: seeds)")
+
+
+SHIPPED_SUITES = sorted(os.listdir(os.path.join(REPO_ROOT, 'examples',
+                                                'benchmarks')))
+
+
+@pytest.mark.parametrize('name', SHIPPED_SUITES)
+def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
+    """Each suite in examples/benchmarks loads and every cell's variant is
+    built (what ``softlearning benchmark`` does before Ray starts)."""
+    from softlearning.experiments.benchmark import prepare_suite
+    suite = load_suite(os.path.join(REPO_ROOT, 'examples', 'benchmarks',
+                                    name))
+    experiment = prepare_suite(suite, local_dir=str(tmp_path), cpus=2)
+    assert experiment.variant_spec['algorithm_params']

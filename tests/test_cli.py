@@ -67,17 +67,21 @@ def test_main_script_help():
     # dying with a TypeError --max-failures times).
     (['--config', 'algorithm_params.config.discont=0.9'],
      "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
-     "alpha_lr, augmentation_pad, batch_size, discount, "),
+     "adam_beta1, alpha_lr, augmentation_pad, batch_size, discount, "),
     (['--config', 'algorithm_params.config.value_n_particles=16'],
      "Unknown key 'value_n_particles' in algorithm_params.config: SAC "
      "accepts"),
     (['--algorithm', 'SQL', '--config', 'algorithm_params.config.alpha_lr=1'],
      "Unknown key 'alpha_lr' in algorithm_params.config: SQL accepts Q_lr, "
-     "augmentation_pad, batch_size,"),
+     "adam_beta1, augmentation_pad, batch_size,"),
     (['--algorithm', 'SQL', '--policy', 'gaussian'],
      '--algorithm SQL cannot train --policy gaussian; valid policies for '
      'SQL: sampling'),
-    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG', 'TQC', 'REDQ', 'DroQ')"),
+    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG', 'TQC', 'REDQ', 'DroQ', 'CrossQ')"),
+    (['--policy', 'recurrent', '--network', 'simba'],
+     "--network simba reads state observations with feedforward networks; "
+     "this agent's policy_params are RecurrentGaussianPolicy (recurrent and "
+     "pixel agents: --network mlp)."),
     (['--scheduler', 'hyperband'], "invalid choice: 'hyperband'"),
     (['--config', 'algorithm_parms.x=1'], "Unknown variant key 'algorithm_parms'"),
     (['--resources-per-trial', '{cpu: 1}'], 'invalid JSON'),
