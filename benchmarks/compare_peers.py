@@ -3,8 +3,9 @@ machine, in one run; prints one JSON object.
 
 Throughput (default):
 The same setting as throughput.py: SAC (or ``--algorithm TQC``, with two
-critics of 25 quantiles, or ``--algorithm CrossQ``, with the preset's critic
-width, each against SBX's) on gymnasium HalfCheetah-v5, one
+critics of 25 quantiles, ``--algorithm CrossQ``, with the preset's critic
+width, or ``--algorithm DroQ``, each against SBX's) on gymnasium
+HalfCheetah-v5, one
 gradient update per environment step, batch 256, 256-256 networks, a 1e6
 replay pool, 1,000 warm-up steps; each library's rate is measured over
 ``--steps`` steps after another 1,000 steps that absorb compilation.
@@ -44,7 +45,9 @@ COMPILE_STEPS = 1000
 # CrossQ are SBX's only (sb3-contrib is not a peer here): TQC with two
 # critics of 25 quantiles and 2 dropped per critic (its defaults), CrossQ
 # with its defaults (learning rates 1e-3, policy delay 3, Adam beta1 0.5,
-# batch renormalization in actor and critics) and the critic width of ours.
+# batch renormalization in actor and critics) and the critic width of ours,
+# DroQ as SBX runs it: its SAC with dropout (0.01) + LayerNorm critics and
+# the policy every 20 updates (at one update per step here, as ours).
 PEER_SCRIPT = '''
 import json, sys, time
 library, algorithm, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -66,25 +69,31 @@ class Clock(BaseCallback):
 
 clock = Clock()
 network = dict(net_arch=[256, 256])
+settings = {{}}
 if algorithm == "TQC":
     agent = TQC
     network.update(n_critics=2, n_quantiles=25)
 elif algorithm == "CrossQ":
     agent = CrossQ
     network = dict(net_arch=dict(pi=[256, 256], qf=[critic_width] * 2))
+elif algorithm == "DroQ":
+    agent = SAC
+    network.update(dropout_rate=0.01, layer_norm=True)
+    settings = dict(policy_delay=20)
 else:
     agent = SAC
 model = agent("MlpPolicy", gym.make("HalfCheetah-v5"), batch_size=256,
               buffer_size=1_000_000, learning_starts={warmup}, train_freq=1,
-              gradient_steps=1, policy_kwargs=network, seed=1)
+              gradient_steps=1, policy_kwargs=network, seed=1, **settings)
 model.learn(total_timesteps=START + steps, callback=clock)
 print(json.dumps({{"env_steps_per_s": steps / (time.perf_counter() - clock.start)}}))
 '''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS)
 # softlearning's setting of the same agent (throughput.py --config).
 SOFTLEARNING_CONFIG = {'SAC': [],
                        'TQC': ['Q_params.config.n_Q_functions=2'],
-                       'CrossQ': []}
-PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',), 'CrossQ': ('sbx',)}
+                       'CrossQ': [], 'DroQ': []}
+PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',), 'CrossQ': ('sbx',),
+         'DroQ': ('sbx',)}
 
 
 EVALUATION_SEEDS = tuple(range(1000, 1010))

@@ -100,7 +100,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 # presets/crossq.py's CRITIC_WIDTH (tests/test_peers.py checks they agree;
 # this file also runs in the peer's interpreter, without softlearning).
-CROSSQ_CRITIC_WIDTH = 512
+CROSSQ_CRITIC_WIDTH = 256
 
 LIBRARIES = ('sbx', 'sb3')
 ALGORITHMS = ('SAC', 'TD3', 'TQC', 'DroQ', 'CrossQ')

@@ -342,7 +342,6 @@ def test_crossq_mirrors_softlearnings_preset(suite):
     assert arguments['qf_learning_rate'] == config['Q_lr']
     assert arguments['policy_delay'] == config['policy_delay'] == 3
     assert arguments['policy_kwargs']['net_arch'] == {
-        'pi': [256, 256], 'qf': list(
-            preset.VARIANT['Q_params']['config']['hidden_layer_sizes'])}
+        'pi': [256, 256], 'qf': [preset.CRITIC_WIDTH] * 2}
     assert 'tau' not in arguments
     assert peers.PEER_CLASSES['CrossQ'] == 'CrossQ'
