@@ -88,3 +88,31 @@ def assert_fused_equals_single(class_name, n_updates=6, **config):
     assert (int(fused._train_step_counter)
             == int(single._train_step_counter) == n_updates)
     return fused, single
+
+
+def assert_numpy_policy_acts_as_tensorflow(class_name, policy_config,
+                                           n_updates=3, **settings):
+    """After ``n_updates`` (normalization statistics moved), the learner's
+    numpy mirror and the TensorFlow-free policy of sampler actors (built
+    from the same ``policy_config``, loaded with the learner's weights)
+    act as the TensorFlow policy's deterministic actions."""
+    import numpy as np
+    from softlearning import environments
+    from softlearning.policies import get_numpy_policy
+    algorithm, policy, pool = filled_algorithm(
+        class_name, policy_config=policy_config, **settings)
+    algorithm._fused_updates(as_tensors(pool.random_batches(n_updates, 32)))
+    policy.refresh_numpy_weights()
+    env = environments.get_environment('gym', 'Pendulum', 'v1')
+    numpy_policy = get_numpy_policy(
+        {'class_name': POLICY_CLASSES[class_name],
+         'config': {'hidden_layer_sizes': (16, 16), **policy_config}}, env)
+    numpy_policy.set_weights(policy.get_weights())
+    observations = pool.random_batch(10)['observations']
+    with policy.set_deterministic(True), \
+            numpy_policy.set_deterministic(True):
+        expected = policy.actions(as_tensors(observations)).numpy()
+        np.testing.assert_allclose(policy.actions_np(observations), expected,
+                                   rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(numpy_policy.actions_np(observations),
+                                   expected, rtol=1e-4, atol=1e-5)

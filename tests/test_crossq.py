@@ -9,6 +9,7 @@ import pytest
 import tensorflow as tf
 
 from algorithm_helpers import (as_tensors, assert_fused_equals_single,
+                               assert_numpy_policy_acts_as_tensorflow,
                                filled_algorithm, make_algorithm)
 from softlearning.models.batch_renorm import BatchRenormalization
 from softlearning.models.feedforward import (feedforward_model,
@@ -180,25 +181,9 @@ def test_numpy_policy_acts_as_the_tensorflow_policy():
     """After updates (running statistics moved), the TensorFlow-free
     policy of sampler actors, loaded with the learner's weights, acts as
     the TensorFlow policy's deterministic actions."""
-    from softlearning import environments
-    from softlearning.policies import get_numpy_policy
-    algorithm, policy, pool = crossq()
-    algorithm._fused_updates(as_tensors(pool.random_batches(4, 32)))
-    policy.refresh_numpy_weights()
-    env = environments.get_environment('gym', 'Pendulum', 'v1')
-    numpy_policy = get_numpy_policy(
-        {'class_name': 'FeedforwardGaussianPolicy',
-         'config': {'hidden_layer_sizes': (16, 16), 'batch_renorm': True}},
-        env)
-    numpy_policy.set_weights(policy.get_weights())
-    observations = pool.random_batch(10)['observations']
-    with policy.set_deterministic(True), \
-            numpy_policy.set_deterministic(True):
-        expected = policy.actions(as_tensors(observations)).numpy()
-        np.testing.assert_allclose(policy.actions_np(observations), expected,
-                                   rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(numpy_policy.actions_np(observations),
-                                   expected, rtol=1e-4, atol=1e-5)
+    settings = dict(CROSSQ_SETTINGS)
+    assert_numpy_policy_acts_as_tensorflow(
+        'CrossQ', settings.pop('policy_config'), n_updates=4, **settings)
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ import pytest
 import tensorflow as tf
 
 from algorithm_helpers import (as_tensors, assert_fused_equals_single,
+                               assert_numpy_policy_acts_as_tensorflow,
                                filled_algorithm)
 from softlearning.models.feedforward import layer_weights
 from softlearning.models.numpy_simba import NumpySimba
@@ -86,24 +87,7 @@ def test_td3_target_policy_normalizes_alike():
 
 
 def test_numpy_policy_acts_as_the_tensorflow_policy():
-    from softlearning import environments
-    from softlearning.policies import get_numpy_policy
-    algorithm, policy, pool = filled_algorithm('SAC', **SIMBA_SETTINGS)
-    algorithm._fused_updates(as_tensors(pool.random_batches(3, 32)))
-    policy.refresh_numpy_weights()
-    env = environments.get_environment('gym', 'Pendulum', 'v1')
-    numpy_policy = get_numpy_policy(
-        {'class_name': 'FeedforwardGaussianPolicy',
-         'config': {'hidden_layer_sizes': (16, 16), **SIMBA}}, env)
-    numpy_policy.set_weights(policy.get_weights())
-    observations = pool.random_batch(10)['observations']
-    with policy.set_deterministic(True), \
-            numpy_policy.set_deterministic(True):
-        expected = policy.actions(as_tensors(observations)).numpy()
-        np.testing.assert_allclose(policy.actions_np(observations), expected,
-                                   rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(numpy_policy.actions_np(observations),
-                                   expected, rtol=1e-4, atol=1e-5)
+    assert_numpy_policy_acts_as_tensorflow('SAC', SIMBA, Q_config=SIMBA)
 
 
 def test_unknown_network_names_the_valid_ones():

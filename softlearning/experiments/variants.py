@@ -169,7 +169,7 @@ def set_network(variant_spec, network):
     for name, sizes in SIMBA_SIZES.items():
         params = variant_spec[name]
         if ('encoder_params' in variant_spec
-                or 'ecurrent' in params['class_name']):
+                or 'recurrent' in params['class_name'].lower()):
             raise ValueError(
                 f"--network {network} reads state observations with "
                 f"feedforward networks; this agent's {name} are "
