@@ -5,6 +5,7 @@ checkpoints, then ``softlearning export``: the SavedModel, in a clean
 process, acts as the checkpoint's numpy policy."""
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -42,22 +43,28 @@ def test_on_sampler_actors_with_checkpoints_then_export(cli, tmp_path):
         name: ['run_example_local', 'examples.development', '--universe',
                'gym', *options, *TINY, '--local-dir', tmp_path / name]
         for name, options in RUNS.items()})
-    for name, result in results.items():
-        assert result.returncode == 0, (name, result.stdout[-3000:],
-                                        result.stderr[-3000:])
-        (trial_dir,) = trial_dirs(tmp_path / name)
-        progress = read_progress(trial_dir)
-        assert list(progress['training/num-samplers']) == [2, 2], name
-        assert np.isfinite(progress['Q_loss'].iloc[-1]), name
+    expected, exports = {}, {}
+    # The exports (each two processes) run side by side, one per CPU.
+    with ThreadPoolExecutor(len(RUNS)) as pool:
+        for name, result in results.items():
+            assert result.returncode == 0, (name, result.stdout[-3000:],
+                                            result.stderr[-3000:])
+            (trial_dir,) = trial_dirs(tmp_path / name)
+            progress = read_progress(trial_dir)
+            assert list(progress['training/num-samplers']) == [2, 2], name
+            assert np.isfinite(progress['Q_loss'].iloc[-1]), name
 
-        policy = load_trained_policy(trial_dir)
-        size = int(np.prod(policy.environment.observation_shapes[
-            'observations']))
-        observations = np.random.default_rng(0).normal(
-            size=(6, size)).astype(np.float32)
-        with policy.set_deterministic(True):
-            expected = policy.actions_np({'observations': observations})
-        loaded = act_with_saved_model(cli, trial_dir, tmp_path / name,
-                                      observations)
-        np.testing.assert_allclose(loaded['actions'], expected, atol=1e-5,
-                                   err_msg=name)
+            policy = load_trained_policy(trial_dir)
+            size = int(np.prod(policy.environment.observation_shapes[
+                'observations']))
+            observations = np.random.default_rng(0).normal(
+                size=(6, size)).astype(np.float32)
+            with policy.set_deterministic(True):
+                expected[name] = policy.actions_np(
+                    {'observations': observations})
+            exports[name] = pool.submit(act_with_saved_model, cli, trial_dir,
+                                        tmp_path / name, observations)
+        for name, export in exports.items():
+            np.testing.assert_allclose(export.result()['actions'],
+                                       expected[name], atol=1e-5,
+                                       err_msg=name)

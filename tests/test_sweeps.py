@@ -424,7 +424,7 @@ def test_pbt_exploit_continues_from_the_donors_checkpoint_with_the_mutated_learn
     epoch, so the worse exploits the better at the first."""
     result = run_cli(
         'run_example_local', 'examples.development', *TINY_SWEEP,
-        '--n-epochs', '4', '--trial-cpus', '1', '--local-dir', tmp_path,
+        '--n-epochs', '3', '--trial-cpus', '1', '--local-dir', tmp_path,
         '--checkpoint-frequency', '1', '--scheduler', 'pbt',
         '--config', 'algorithm_params.config.max_path_length={"grid_search": '
                     '[25, 200]}',
