@@ -282,4 +282,10 @@ def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
     suite = load_suite(os.path.join(REPO_ROOT, 'examples', 'benchmarks',
                                     name))
     experiment = prepare_suite(suite, local_dir=str(tmp_path), cpus=2)
-    assert experiment.variant_spec['algorithm_params']
+    spec = experiment.variant_spec
+    # One grid: every algorithm x environment cell, times every seed.
+    assert spec['benchmark']['run']['grid_search'] == [
+        f'{algorithm}-{domain}-{task}'
+        for algorithm, (_, domain, task) in suite.cells()]
+    assert spec['run_params']['seed']['grid_search'] == list(suite.seeds)
+    assert spec['benchmark']['steps'] == suite.steps
