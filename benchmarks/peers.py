@@ -37,8 +37,14 @@ number), ``total_timestep``, ``evaluation/return-mean`` (-std, -min, -max),
 model's construction, JIT compilation included), ``timesteps_per_second``
 (over the interval, its evaluation included, as softlearning's epochs) and
 ``times/evaluation``. A run whose progress.csv reaches
-``steps`` is skipped; an unfinished one starts over (the peers' runs are not
-checkpointed here). A failed run leaves its error output in ``error.txt``.
+``steps`` is skipped. After every evaluation but the last, a run saves the
+peer's model and replay buffer in ``checkpoint/`` (removed when it
+finishes); an unfinished run with the same ``params.json`` continues from
+there, its progress.csv cut back to the checkpoint's step and the resume
+noted in ``resumes.txt``. A resume is not bit-exact (the environment starts
+a new episode and the peer's random streams are reseeded), as a run of the
+same seed is not across machines either; without a checkpoint a run starts
+over. A failed run leaves its error output in ``error.txt``.
 
 Protocol (softlearning's): ``warmup_steps`` uniform random actions, then one
 gradient update per environment step; every ``interval`` environment steps
@@ -91,6 +97,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -121,6 +128,13 @@ PARAMS_FILE = 'params.json'
 PROGRESS_FILE = 'progress.csv'
 ERROR_FILE = 'error.txt'
 STDERR_FILE = 'stderr.txt'
+# A run's checkpoint: the peer's model and replay buffer at its latest
+# evaluation, and CHECKPOINT_FILE saying which (written last: a checkpoint
+# exists once it does). Removed when the run finishes.
+CHECKPOINT_DIR = 'checkpoint'
+CHECKPOINT_FILE = 'checkpoint.json'
+# One line per resume: at which step a run continued from its checkpoint.
+RESUMES_FILE = 'resumes.txt'
 
 PROGRESS_COLUMNS = (
     'epoch', 'total_timestep',
@@ -465,15 +479,17 @@ def evaluation_row(epoch, total_timestep, returns, lengths, time_total_s,
 
 
 class ProgressWriter:
-    """progress.csv, started afresh; each row appended and flushed as it
-    comes, so a killed run leaves a readable file."""
+    """progress.csv, started afresh (or continued, ``append``); each row
+    appended and flushed as it comes, so a killed run leaves a readable
+    file."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, append=False):
         os.makedirs(folder, exist_ok=True)
-        self._file = open(os.path.join(folder, PROGRESS_FILE), 'w',
-                          newline='')
+        self._file = open(os.path.join(folder, PROGRESS_FILE),
+                          'a' if append else 'w', newline='')
         self._writer = csv.DictWriter(self._file, PROGRESS_COLUMNS)
-        self._writer.writeheader()
+        if not append:
+            self._writer.writeheader()
         self._file.flush()
 
     def write(self, row):
@@ -517,12 +533,70 @@ def run_status(folder, steps):
 
 
 def clear_run(folder):
-    """Removes what an unfinished run left (peers do not checkpoint: it
-    starts over)."""
-    for name in (PROGRESS_FILE, PARAMS_FILE, ERROR_FILE, STDERR_FILE):
+    """Removes what an unfinished run left, checkpoint included: it starts
+    over."""
+    for name in (PROGRESS_FILE, PARAMS_FILE, ERROR_FILE, STDERR_FILE,
+                 RESUMES_FILE):
         path = os.path.join(folder, name)
         if os.path.exists(path):
             os.remove(path)
+    remove_checkpoint(folder)
+
+
+def read_checkpoint(folder):
+    """The run's checkpoint record ({'total_timestep', 'epoch',
+    'time_total_s', 'model', 'replay_buffer'}: the last two file names in
+    CHECKPOINT_DIR), or None if it has no complete one."""
+    directory = os.path.join(folder, CHECKPOINT_DIR)
+    try:
+        with open(os.path.join(directory, CHECKPOINT_FILE)) as f:
+            record = json.load(f)
+        files = [record['model'], record['replay_buffer']]
+        int(record['total_timestep'])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not all(os.path.isfile(os.path.join(directory, name))
+               for name in files):
+        return None
+    return record
+
+
+def remove_checkpoint(folder):
+    shutil.rmtree(os.path.join(folder, CHECKPOINT_DIR), ignore_errors=True)
+
+
+def resumable(folder, params):
+    """The checkpoint record if the unfinished run in ``folder`` can go on
+    from it: same params.json (settings and library versions) and a
+    progress.csv reaching the checkpoint's step; else None."""
+    record = read_checkpoint(folder)
+    if record is None:
+        return None
+    try:
+        with open(os.path.join(folder, PARAMS_FILE)) as f:
+            if json.load(f) != json.loads(json.dumps(params)):
+                return None
+    except (OSError, ValueError):
+        return None
+    timestep = last_timestep(folder)
+    if timestep is None or timestep < int(record['total_timestep']):
+        return None
+    return record
+
+
+def rewind_progress(folder, timestep):
+    """Keeps progress.csv's complete rows up to ``timestep`` (the
+    checkpoint's): the resumed run writes the later ones again."""
+    path = os.path.join(folder, PROGRESS_FILE)
+    with open(path, newline='') as f:
+        rows = [row for row in csv.DictReader(f)
+                if not any(row.get(c) in (None, '') for c in PROGRESS_COLUMNS)
+                and int(float(row['total_timestep'])) <= timestep]
+    with open(path + '.tmp', 'w', newline='') as f:
+        writer = csv.DictWriter(f, PROGRESS_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(path + '.tmp', path)
 
 
 # In the peer's interpreter ---------------------------------------------------
@@ -546,10 +620,34 @@ def evaluate(model, environment, episodes, first_seed):
     return returns, lengths
 
 
+def save_checkpoint(model, folder, record):
+    """The model and its replay buffer at ``record['total_timestep']``;
+    the record is written last, then older files are removed."""
+    directory = os.path.join(folder, CHECKPOINT_DIR)
+    os.makedirs(directory, exist_ok=True)
+    step = record['total_timestep']
+    record = {**record, 'model': f'model-{step}.zip',
+              'replay_buffer': f'replay_buffer-{step}.pkl'}
+    model.save(os.path.join(directory, record['model']))
+    model.save_replay_buffer(os.path.join(directory, record['replay_buffer']))
+    path = os.path.join(directory, CHECKPOINT_FILE)
+    with open(path + '.tmp', 'w') as f:
+        json.dump(record, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(path + '.tmp', path)
+    for name in os.listdir(directory):
+        if name not in (CHECKPOINT_FILE, record['model'],
+                        record['replay_buffer']):
+            os.remove(os.path.join(directory, name))
+
+
 def train_in_peer(spec):
     """Trains one run in the peer's interpreter and writes its progress.csv
     (``spec``: folder, name, library, algorithm, gymnasium_id, steps,
-    evaluation, constructor kwargs)."""
+    evaluation, constructor kwargs, and ``resume``: a checkpoint record to
+    go on from, or None). A checkpoint follows every evaluation but the
+    last."""
     import gymnasium as gym
     from stable_baselines3.common.callbacks import BaseCallback
     library, algorithm = spec['library'], spec['algorithm']
@@ -580,8 +678,10 @@ def train_in_peer(spec):
             mean=np.full(n, noise['mean']), sigma=np.full(n, noise['sigma']))
     evaluation = spec['evaluation']
     evaluation_environment = gym.make(environment_id)
-    progress = ProgressWriter(spec['folder'])
-    start = time.perf_counter()
+    resume = spec.get('resume')
+    progress = ProgressWriter(spec['folder'], append=bool(resume))
+    # (Resumed: time_total_s continues from the checkpoint's.)
+    start = time.perf_counter() - (resume['time_total_s'] if resume else 0)
 
     class Evaluation(BaseCallback):
         """Evaluates after the update of every ``interval``-th step: at
@@ -589,7 +689,10 @@ def train_in_peer(spec):
 
         def __init__(self):
             super().__init__()
-            self.epoch, self.last_step, self.last_time = 0, 0, start
+            self.epoch, self.last_step = ((resume['epoch'],
+                                           resume['total_timestep'])
+                                          if resume else (0, 0))
+            self.last_time = time.perf_counter()
 
         def _on_step(self):
             return True
@@ -622,9 +725,28 @@ def train_in_peer(spec):
                   f"(std {row['evaluation/return-std']:.1f})  "
                   f"{row['timesteps_per_second']:.1f} steps/s", flush=True)
             self.last_step, self.last_time = step, now
+            if step < steps:
+                save_checkpoint(self.model, spec['folder'], {
+                    'total_timestep': step, 'epoch': self.epoch,
+                    'time_total_s': now - start})
 
-    model = Algorithm('MlpPolicy', training_environment, **kwargs)
-    model.learn(total_timesteps=steps, callback=Evaluation())
+    if resume:
+        # Not bit-exact: the environment starts a new episode here and the
+        # peer's random streams are not restored. Everything learned is.
+        directory = os.path.join(spec['folder'], CHECKPOINT_DIR)
+        kwargs.pop('seed')
+        model = Algorithm.load(os.path.join(directory, resume['model']),
+                               env=training_environment,
+                               **({'action_noise': kwargs['action_noise']}
+                                  if 'action_noise' in kwargs else {}))
+        model.load_replay_buffer(os.path.join(directory,
+                                              resume['replay_buffer']))
+        model.set_random_seed(spec['seed'] + model.num_timesteps)
+        model.learn(total_timesteps=steps - model.num_timesteps,
+                    reset_num_timesteps=False, callback=Evaluation())
+    else:
+        model = Algorithm('MlpPolicy', training_environment, **kwargs)
+        model.learn(total_timesteps=steps, callback=Evaluation())
     progress.close()
 
 
@@ -707,9 +829,6 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
                     print(f"{name}: finished ({suite['steps']} steps), "
                           "skipped.")
                     continue
-                if status == 'unfinished':
-                    print(f"{name}: unfinished, starting over (the peers' "
-                          "runs are not checkpointed).")
                 runs.append({
                     'folder': folder, 'name': name, 'library': library,
                     'algorithm': algorithm, 'environment': environment,
@@ -723,9 +842,28 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
 
 
 def _start(run, params, peer_python):
-    clear_run(run['folder'])
-    write_params(run['folder'], params)
-    spec = {**run, 'kwargs': params['benchmark']['constructor']['kwargs']}
+    """Starts the run's peer process: from its checkpoint if it has one
+    with the same params.json, else from scratch."""
+    folder = run['folder']
+    resume = resumable(folder, params) if os.path.isdir(folder) else None
+    if resume:
+        step = int(resume['total_timestep'])
+        rewind_progress(folder, step)
+        for name in (ERROR_FILE, STDERR_FILE):
+            if os.path.exists(os.path.join(folder, name)):
+                os.remove(os.path.join(folder, name))
+        with open(os.path.join(folder, RESUMES_FILE), 'a') as f:
+            f.write(f'resumed from the checkpoint at step {step}\n')
+        print(f"{run['name']}: continuing from its checkpoint at step "
+              f"{step}.", flush=True)
+    else:
+        if os.path.isdir(folder) and os.listdir(folder):
+            print(f"{run['name']}: unfinished without a usable checkpoint, "
+                  "starting over.", flush=True)
+        clear_run(folder)
+        write_params(folder, params)
+    spec = {**run, 'resume': resume,
+            'kwargs': params['benchmark']['constructor']['kwargs']}
     stderr = open(os.path.join(run['folder'], STDERR_FILE), 'w')
     process = subprocess.Popen(
         [peer_python, '-c', PEER_SCRIPT, HERE, json.dumps(spec)],
@@ -742,6 +880,7 @@ def _finish(run, returncode):
     stderr = os.path.join(run['folder'], STDERR_FILE)
     if returncode == 0:
         os.remove(stderr)
+        remove_checkpoint(run['folder'])
         print(f"{run['name']}: done.", flush=True)
         return True
     error_file = os.path.join(run['folder'], ERROR_FILE)
@@ -789,8 +928,8 @@ def run_all(runs, suite, library, versions, peer_python, parallel):
         for run, process in running:
             process.wait()
         print("Interrupted: the runs in progress keep the evaluations they "
-              "wrote (readable trials) and start over next time.",
-              flush=True)
+              "wrote (readable trials) and continue from their latest "
+              "checkpoint next time.", flush=True)
         raise SystemExit(130)
     return failed
 

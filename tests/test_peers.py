@@ -1,6 +1,7 @@
 """benchmarks/peers.py without the peer libraries: the suite file, the
 settings and trial folders it writes (read back by softlearning's
-analysis), and which runs it skips or starts over."""
+analysis), and which runs it skips, continues from a checkpoint or starts
+over."""
 
 import csv
 import importlib.util
@@ -215,7 +216,7 @@ def test_progress_is_read_by_softlearnings_analysis(suite, tmp_path):
     running.close()
 
 
-def test_finished_runs_are_skipped_and_unfinished_ones_start_over(
+def test_finished_runs_are_skipped_and_unfinished_ones_planned_again(
         suite, tmp_path, capsys):
     output = tmp_path / 'out'
     finished = output / 'sbx-SAC-Pendulum-v1-seed0'
@@ -246,11 +247,97 @@ def test_finished_runs_are_skipped_and_unfinished_ones_start_over(
     printed = capsys.readouterr().out
     assert 'sbx-SAC-Pendulum-v1-seed0: finished (3000 steps), skipped' in (
         printed)
-    assert 'sbx-SAC-Pendulum-v1-seed1: unfinished, starting over' in printed
     assert [run['name'] for run in runs] == ['sbx-SAC-Pendulum-v1-seed1']
     assert runs[0]['gymnasium_id'] == 'Pendulum-v1'
     peers.clear_run(runs[0]['folder'])
     assert os.listdir(unfinished) == []
+
+
+def _checkpoint(folder, step, epoch):
+    """What save_checkpoint leaves (the files' contents are the peer's)."""
+    directory = folder / peers.CHECKPOINT_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    record = {'total_timestep': step, 'epoch': epoch,
+              'time_total_s': 10.0 * epoch, 'model': f'model-{step}.zip',
+              'replay_buffer': f'replay_buffer-{step}.pkl'}
+    (directory / record['model']).write_bytes(b'model')
+    (directory / record['replay_buffer']).write_bytes(b'buffer')
+    (directory / peers.CHECKPOINT_FILE).write_text(json.dumps(record))
+    return record
+
+
+def _start_with_recording_peer(run, params, tmp_path):
+    """peers._start with a stand-in interpreter that writes the spec it
+    was given to spec.json: what the peer process would train."""
+    peer = tmp_path / 'peer'
+    peer.write_text('#!/bin/sh\nprintf %s "$4" > "$(dirname "$0")/spec.json"\n')
+    peer.chmod(0o755)
+    assert peers._start(run, params, str(peer)).wait(timeout=60) == 0
+    return json.loads((tmp_path / 'spec.json').read_text())
+
+
+def test_unfinished_run_continues_from_its_checkpoint(suite, tmp_path,
+                                                      capsys):
+    """Killed after its third evaluation, its checkpoint from the second:
+    progress.csv is cut back to step 2000, the peer gets the checkpoint."""
+    folder = tmp_path / 'out' / 'sbx-SAC-Pendulum-v1-seed0'
+    _write_run(folder, suite, [-1.0, -2.0, -3.0]).close()
+    with open(folder / peers.PROGRESS_FILE, 'a') as f:
+        f.write('4,40')  # a row cut short by the kill
+    (folder / peers.STDERR_FILE).write_text('Killed\n')
+    record = _checkpoint(folder, 2000, 2)
+    (run,) = peers.plan_runs({**suite, 'steps': 5000}, 'sbx',
+                             str(tmp_path / 'out'), ['SAC'],
+                             ['gym/Pendulum/v1'], [0])
+    params = peers.trial_params(suite, 'sbx', {'sbx': '0.28.0'}, 'SAC',
+                                'gym/Pendulum/v1', 0)
+    assert peers.resumable(str(folder), params) == record
+
+    spec = _start_with_recording_peer(run, params, tmp_path)
+    assert spec['resume'] == record
+    assert 'continuing from its checkpoint at step 2000' in (
+        capsys.readouterr().out)
+    with open(folder / peers.PROGRESS_FILE, newline='') as f:
+        assert [row['total_timestep'] for row in csv.DictReader(f)] == [
+            '1000', '2000']
+    assert not (folder / peers.STDERR_FILE).read_text()  # the new run's
+    assert (folder / peers.RESUMES_FILE).read_text() == (
+        'resumed from the checkpoint at step 2000\n')
+
+    # Once finished, the checkpoint goes.
+    assert peers._finish(run, 0)
+    assert not (folder / peers.CHECKPOINT_DIR).exists()
+
+
+@pytest.mark.parametrize('damage', [
+    'other settings', 'no record', 'missing buffer', 'progress behind'])
+def test_a_run_without_a_usable_checkpoint_starts_over(suite, tmp_path,
+                                                       capsys, damage):
+    folder = tmp_path / 'sbx-SAC-Pendulum-v1-seed0'
+    _write_run(folder, suite, [-1.0, -2.0]).close()
+    record = _checkpoint(folder, 2000, 2)
+    params = peers.trial_params(suite, 'sbx', {'sbx': '0.28.0'}, 'SAC',
+                                'gym/Pendulum/v1', 0)
+    directory = folder / peers.CHECKPOINT_DIR
+    if damage == 'other settings':  # e.g. another library version
+        params = peers.trial_params(suite, 'sbx', {'sbx': '0.29.0'}, 'SAC',
+                                    'gym/Pendulum/v1', 0)
+    elif damage == 'no record':  # killed before the record was written
+        (directory / peers.CHECKPOINT_FILE).unlink()
+    elif damage == 'missing buffer':
+        (directory / record['replay_buffer']).unlink()
+    else:
+        _checkpoint(folder, 3000, 3)
+    assert peers.resumable(str(folder), params) is None
+    (run,) = peers.plan_runs({**suite, 'steps': 5000}, 'sbx', str(tmp_path),
+                             ['SAC'], ['gym/Pendulum/v1'], [0])
+    spec = _start_with_recording_peer(run, params, tmp_path)
+    assert spec['resume'] is None
+    assert 'starting over' in capsys.readouterr().out
+    assert not directory.exists()
+    with open(folder / peers.PARAMS_FILE) as f:
+        assert json.load(f) == json.loads(json.dumps(params))
+    assert not (folder / peers.PROGRESS_FILE).exists()
 
 
 def test_other_algorithms_and_universes_are_skipped(suite, tmp_path,
