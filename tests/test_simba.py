@@ -113,3 +113,32 @@ def test_simba_sac_resumes_exactly(tmp_path):
     assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
                            ('Q_loss', 'Q_value-mean', 'policy_loss',
                             'alpha_loss', 'alpha', 'entropy'))
+
+
+@pytest.mark.parametrize('policy_config', [
+    {'network': 'simba', 'hidden_layer_sizes': (16,)},
+    {'batch_renorm': True, 'hidden_layer_sizes': (16, 16)}],
+    ids=['simba', 'batch_renorm'])
+def test_tensorflow_free_policy_starts_as_keras_initializes(policy_config):
+    """Before the learner's weights arrive, a sampler actor's policy has
+    Keras' initial values: ones for scales and variances, zeros for
+    biases, means and counts, and kernels within Glorot's bounds."""
+    from softlearning import environments
+    from softlearning.policies import get_numpy_policy
+    from softlearning.policies import get as get_policy
+    env = environments.get_environment('gym', 'Pendulum', 'v1')
+    spec = {'class_name': 'FeedforwardGaussianPolicy',
+            'config': policy_config}
+    keras_weights = get_policy(spec, env, seed=0).get_weights()
+    numpy_weights = get_numpy_policy(spec, env, seed=0).get_weights()
+    assert ([w.shape for w in numpy_weights]
+            == [w.shape for w in keras_weights])
+    for numpy_weight, keras_weight in zip(numpy_weights, keras_weights):
+        if numpy_weight.ndim == 2:
+            limit = np.sqrt(6.0 / sum(numpy_weight.shape))
+            assert np.all(np.abs(numpy_weight) <= limit)
+        else:
+            np.testing.assert_array_equal(numpy_weight, keras_weight)
+    observations = np.random.default_rng(0).normal(size=(4, 3))
+    assert np.all(np.isfinite(get_numpy_policy(spec, env).actions_np(
+        {'observations': observations.astype(np.float32)})))

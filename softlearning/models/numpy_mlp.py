@@ -36,8 +36,30 @@ def flat_size(shapes, keys):
     return int(sum(np.prod(shapes[key]) for key in keys))
 
 
+class StartsAtOne(tuple):
+    """The shape of a weight that starts at one, not zero (a
+    normalization's scale or variance); equal to the plain shape tuple."""
+
+
 def _batch_renorm_shapes(size):
-    return [(size,)] * (N_BATCH_RENORM_WEIGHTS - 1) + [()]
+    """gamma, beta, running mean, running variance, steps."""
+    return [StartsAtOne((size,)), (size,), (size,), StartsAtOne((size,)), ()]
+
+
+def initial_weights(shapes, np_random):
+    """Keras' default initialization for weights of ``shapes``: Glorot-
+    uniform kernels, ones where the shape says so, zeros elsewhere."""
+    weights = []
+    for shape in shapes:
+        if isinstance(shape, StartsAtOne):
+            weights.append(np.ones(shape, np.float32))
+        elif len(shape) == 2:
+            limit = np.sqrt(6.0 / sum(shape))
+            weights.append(np_random.uniform(-limit, limit, shape).astype(
+                np.float32))
+        else:
+            weights.append(np.zeros(shape, np.float32))
+    return weights
 
 
 def dense_stack_shapes(input_size, hidden_layer_sizes, output_size,

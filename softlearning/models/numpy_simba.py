@@ -15,7 +15,7 @@ kernel and bias.
 
 import numpy as np
 
-from .numpy_mlp import layer_weights, numpy_activation
+from .numpy_mlp import StartsAtOne, layer_weights, numpy_activation
 
 # The normalization's epsilon (as gymnasium's and SB3's running statistics)
 # and the LayerNorms' (as flax's, which SimBa's authors use).
@@ -42,12 +42,13 @@ def simba_shapes(input_size, hidden_layer_sizes, output_size,
                  normalized_size):
     """Shapes of a SimBa network's weights in ``layer_weights`` order."""
     width = block_width(hidden_layer_sizes)
-    shapes = [(normalized_size,), (normalized_size,), ()]
+    shapes = [(normalized_size,), StartsAtOne((normalized_size,)), ()]
     shapes += [(input_size, width), (width,)]
     for _ in hidden_layer_sizes:
-        shapes += [(width,), (width,), (width, EXPANSION * width),
-                   (EXPANSION * width,), (EXPANSION * width, width), (width,)]
-    return shapes + [(width,), (width,), (width, output_size),
+        shapes += [StartsAtOne((width,)), (width,),
+                   (width, EXPANSION * width), (EXPANSION * width,),
+                   (EXPANSION * width, width), (width,)]
+    return shapes + [StartsAtOne((width,)), (width,), (width, output_size),
                      (output_size,)]
 
 

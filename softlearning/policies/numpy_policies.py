@@ -28,7 +28,7 @@ from softlearning.models.numpy_lstm import (NumpyRecurrentNetwork,
                                             recurrent_network_shapes)
 from softlearning.models.networks import (check_network, network_shapes,
                                           numpy_network_class)
-from softlearning.models.numpy_mlp import NumpyMLP, flat_size
+from softlearning.models.numpy_mlp import NumpyMLP, flat_size, initial_weights
 
 from .base_policy import BasePolicy
 
@@ -113,12 +113,13 @@ class NumpyMLPPolicy(BasePolicy):
                                     self._action_size),
             hidden_layer_sizes,
             self.network_output_size(self._action_size))
-        # Until the learner's weights arrive: Keras' default initialization
-        # (Glorot-uniform kernels, zero biases), so the policy can act.
+        # Until the learner's weights arrive: Keras' default initialization,
+        # so the policy can act.
         network_class = (numpy_network_class(network) if network != 'mlp'
                          else self.network_class)
         self._acting_network = network_class(
-            self._initial_weights(), activation, self.output_activation)
+            initial_weights(self._weight_shapes, self._np_random),
+            activation, self.output_activation)
 
     network_class = NumpyMLP
 
@@ -135,22 +136,6 @@ class NumpyMLPPolicy(BasePolicy):
     @staticmethod
     def network_output_size(action_size):
         return action_size
-
-    def _initial_weights(self):
-        weights = []
-        for shape in self._weight_shapes:
-            if len(shape) == 2:
-                limit = np.sqrt(6.0 / sum(shape))
-                weights.append(self._np_random.uniform(
-                    -limit, limit, shape).astype(np.float32))
-            else:
-                weights.append(np.zeros(shape, np.float32))
-        if self._batch_renorm:
-            # Each normalization's gamma and running variance start at one.
-            for i, shape in enumerate(self._weight_shapes):
-                if shape == () and i >= 4:
-                    weights[i - 4][:] = weights[i - 1][:] = 1.0
-        return weights
 
     def get_weights(self):
         encoder = ([] if self._acting_encoder is None
