@@ -4,7 +4,8 @@ machine, in one run; prints one JSON object.
 Throughput (default):
 The same setting as throughput.py: SAC (or ``--algorithm TQC``, with two
 critics of 25 quantiles, ``--algorithm CrossQ``, with the preset's critic
-width, or ``--algorithm DroQ``, each against SBX's) on gymnasium
+width, ``--algorithm DroQ``, or ``--algorithm SimBa``: SAC with SimBa
+networks of one block of 128, each against SBX's) on gymnasium
 HalfCheetah-v5, one
 gradient update per environment step, batch 256, 256-256 networks, a 1e6
 replay pool, 1,000 warm-up steps; each library's rate is measured over
@@ -40,6 +41,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
 WARMUP_STEPS = 1000
 COMPILE_STEPS = 1000
+# --network simba's default: one block of 128 for the actor and each critic.
+SIMBA_WIDTH = 128
 
 # Runs in the peer's interpreter: prints {"env_steps_per_s": ...}. TQC and
 # CrossQ are SBX's only (sb3-contrib is not a peer here): TQC with two
@@ -47,7 +50,9 @@ COMPILE_STEPS = 1000
 # with its defaults (learning rates 1e-3, policy delay 3, Adam beta1 0.5,
 # batch renormalization in actor and critics) and the critic width of ours,
 # DroQ as SBX runs it: its SAC with dropout (0.01) + LayerNorm critics and
-# the policy every 20 updates (at one update per step here, as ours).
+# the policy every 20 updates (at one update per step here, as ours); SimBa
+# as SBX's SAC "SimbaPolicy" (the same blocks; it has no running observation
+# normalization, which ours adds).
 PEER_SCRIPT = '''
 import json, sys, time
 library, algorithm, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -70,6 +75,7 @@ class Clock(BaseCallback):
 clock = Clock()
 network = dict(net_arch=[256, 256])
 settings = {{}}
+policy = "MlpPolicy"
 if algorithm == "TQC":
     agent = TQC
     network.update(n_critics=2, n_quantiles=25)
@@ -80,20 +86,30 @@ elif algorithm == "DroQ":
     agent = SAC
     network.update(dropout_rate=0.01, layer_norm=True)
     settings = dict(policy_delay=20)
+elif algorithm == "SimBa":
+    agent, policy = SAC, "SimbaPolicy"
+    network = dict(net_arch=[{simba_width}])
 else:
     agent = SAC
-model = agent("MlpPolicy", gym.make("HalfCheetah-v5"), batch_size=256,
+model = agent(policy, gym.make("HalfCheetah-v5"), batch_size=256,
               buffer_size=1_000_000, learning_starts={warmup}, train_freq=1,
               gradient_steps=1, policy_kwargs=network, seed=1, **settings)
 model.learn(total_timesteps=START + steps, callback=clock)
 print(json.dumps({{"env_steps_per_s": steps / (time.perf_counter() - clock.start)}}))
-'''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS)
-# softlearning's setting of the same agent (throughput.py --config).
-SOFTLEARNING_CONFIG = {'SAC': [],
-                       'TQC': ['Q_params.config.n_Q_functions=2'],
-                       'CrossQ': [], 'DroQ': []}
+'''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS,
+           simba_width=SIMBA_WIDTH)
+# softlearning's setting of the same agent (throughput.py's --algorithm and
+# --config).
+SOFTLEARNING_ALGORITHM = {'SimBa': 'SAC'}
+SOFTLEARNING_CONFIG = {
+    'SAC': [], 'TQC': ['Q_params.config.n_Q_functions=2'], 'CrossQ': [],
+    'DroQ': [],
+    'SimBa': [f'{network}_params.config.{key}={value}'
+              for network in ('policy', 'Q')
+              for key, value in (('network', 'simba'),
+                                 ('hidden_layer_sizes', f'[{SIMBA_WIDTH}]'))]}
 PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',), 'CrossQ': ('sbx',),
-         'DroQ': ('sbx',)}
+         'DroQ': ('sbx',), 'SimBa': ('sbx',)}
 
 
 EVALUATION_SEEDS = tuple(range(1000, 1010))
@@ -247,7 +263,8 @@ def main():
     parser.add_argument('--algorithm', choices=tuple(PEERS), default='SAC',
                         help='The agent compared in throughput (TQC: with '
                              "two critics, SBX's default; CrossQ: with the "
-                             "preset's critic width).")
+                             "preset's critic width; SimBa: SAC with SimBa "
+                             'networks).')
     parser.add_argument('--peer-python', default=sys.executable,
                         help='Interpreter with stable-baselines3 / sbx-rl '
                              '(default: this one).')
@@ -256,13 +273,18 @@ def main():
     parser.add_argument('--learning-steps', type=int, default=100000)
     parser.add_argument('--seed', type=int, default=1)
     args = parser.parse_args()
+    if not args.learning and (args.steps < 1000 or args.steps % 1000):
+        parser.error('--steps must be a positive multiple of 1000 '
+                     f'(throughput.py measures whole epochs), got {args.steps}.')
     if args.learning:
         compare_td3_learning(args)
         return
 
     ours, error = run_json([
         sys.executable, os.path.join(HERE, 'throughput.py'),
-        '--algorithm', args.algorithm, '--steps', str(args.steps),
+        '--algorithm', SOFTLEARNING_ALGORITHM.get(args.algorithm,
+                                                  args.algorithm),
+        '--steps', str(args.steps),
         *[option for setting in SOFTLEARNING_CONFIG[args.algorithm]
           for option in ('--config', setting)]])
     if ours is None:

@@ -130,6 +130,9 @@ def main():
                         help='TensorFlow intra/inter-op threads.')
     parser.add_argument('--seed', type=int, default=1)
     args = parser.parse_args()
+    if args.steps < EPOCH_LENGTH or args.steps % EPOCH_LENGTH:
+        parser.error(f'--steps must be a positive multiple of {EPOCH_LENGTH} '
+                     f'(measured a whole epoch at a time), got {args.steps}.')
 
     runner = build_runner(args)
     config = runner._variant['algorithm_params']['config']
