@@ -152,6 +152,33 @@ def test_a_single_point_is_drawn_as_a_marker(tmp_path):
     assert markers[(100, 200)] in ('None', None, '')
 
 
+def _state_file(experiment, started, statuses):
+    """A Tune experiment state file of a run started at ``started``."""
+    trial_data = [[json.dumps({'relative_logdir': name, 'status': status}),
+                   '{}'] for name, status in statuses.items()]
+    path = experiment / f'experiment_state-{started}.json'
+    path.write_text(json.dumps({'trial_data': trial_data}))
+    return path
+
+
+def test_status_comes_from_the_latest_run_of_a_resumed_experiment(
+        tmp_path):
+    """A resumed suite has a state file per run; Tune rewrites them all at
+    the end of a run, so the older one may be the newer file: the status is
+    the latest run's (here: the trial errored on resume)."""
+    experiment = tmp_path / 'suite'
+    write_trial(experiment / 'trial', _variant(1e-3, 0.005, 1), [-700.0],
+                done=False)
+    latest = _state_file(experiment, '2026-11-24_06-27-38',
+                         {'trial': 'ERROR'})
+    older = _state_file(experiment, '2026-11-24_06-27-06',
+                        {'trial': 'RUNNING'})
+    os.utime(latest, (1000, 1000))
+    os.utime(older, (2000, 2000))
+    (trial,) = load_trials([str(experiment)])
+    assert trial.status == 'error'
+
+
 def test_summary_of_one_seed_prints_no_spread(tmp_path):
     write_trial(tmp_path / 'exp' / 'only', _variant(1e-3, 0.005, 1),
                 [-700.0, -650.0])

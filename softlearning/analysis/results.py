@@ -62,11 +62,13 @@ def _trial_folders(root):
 
 def _tune_statuses(trial_folder):
     """{trial folder name: Tune's status} from the experiment's latest
-    state file, if there is one."""
+    state file, if there is one: the newest run's, by the start time in
+    its name (experiment_state-YYYY-MM-DD_HH-MM-SS.json). Not by file
+    times: Tune writes every state file of a resumed experiment back to
+    its storage together at the end of a run."""
     experiment = os.path.dirname(trial_folder)
     states = sorted(glob.glob(os.path.join(
-        glob.escape(experiment), 'experiment_state-*.json')),
-        key=os.path.getmtime)
+        glob.escape(experiment), 'experiment_state-*.json')))
     if not states:
         return {}
     try:
