@@ -289,3 +289,76 @@ def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
         for algorithm, (_, domain, task) in suite.cells()]
     assert spec['run_params']['seed']['grid_search'] == list(suite.seeds)
     assert spec['benchmark']['steps'] == suite.steps
+
+
+ERRORED_SUITE = """\
+name: errored
+algorithms: [SAC]
+environments: [gym/Pendulum/v1]
+seeds: [0, 1]
+steps: 1200
+warmup_steps: 400
+evaluation: {episodes: 1, first_seed: 1000, interval: 400}
+options: {trial_cpus: 1}
+"""
+ERRORED_EPOCHS = 3
+
+
+@pytest.mark.slow
+def test_restart_errored_starts_over_a_trial_whose_checkpoint_fails(
+        tmp_path):
+    """A trial whose checkpoint cannot be restored (here: its files
+    overwritten; in practice, written by an older version) errors on every
+    resume; ``--restart-errored`` starts it over, and keeps the finished
+    trial."""
+    path = tmp_path / 'errored.yaml'
+    path.write_text(ERRORED_SUITE)
+    folder = tmp_path / 'benchmarks' / 'errored'
+    _interrupt_mid_suite(str(path), tmp_path, folder, ERRORED_EPOCHS)
+    rows = _progress(folder)
+    (stopped,) = [run for run, count in rows.items()
+                  if count < ERRORED_EPOCHS]
+    (finished,) = [run for run, count in rows.items()
+                   if count == ERRORED_EPOCHS]
+    [stopped_dir] = glob.glob(str(folder / f'{stopped}_*'))
+    [finished_dir] = glob.glob(str(folder / f'{finished}_*'))
+    indexes = glob.glob(os.path.join(stopped_dir, 'checkpoint_*', '**',
+                                     '*.index'), recursive=True)
+    assert indexes
+    for index in indexes:
+        with open(index, 'wb') as f:
+            f.write(b'not a checkpoint')
+    before = open(os.path.join(finished_dir, 'progress.csv')).read()
+
+    def run(*options):
+        log_path = tmp_path / f'run{len(options)}.log'
+        with open(log_path, 'w') as log:
+            process = _benchmark(str(path), tmp_path, log, *options)
+        process.wait(timeout=600)
+        return process.returncode, log_path.read_text()
+
+    code, output = run()
+    assert code != 0, output[-3000:]
+    # The run's closing report, a line per trial.
+    (line,) = [line for line in output.splitlines()
+               if line.startswith('  [') and stopped_dir in line]
+    assert line.startswith('  [ERROR]'), output[-3000:]
+    assert 'CheckpointError' in output
+
+    code, output = run('--restart-errored')
+    assert code == 0, output[-3000:]
+    assert 'errored ones start over' in output
+    # Tune gives the restarted trial a new folder; the old one is set aside
+    # (hidden), so the analysis sees one trial per seed, both done.
+    assert not os.path.exists(stopped_dir)
+    assert os.path.isdir(os.path.join(folder, '.restarted',
+                                      os.path.basename(stopped_dir)))
+    from softlearning.analysis import load_trials
+    trials = load_trials([str(folder)])
+    assert sorted(t.params['run_params.seed'] for t in trials) == [0, 1]
+    assert {t.status for t in trials} == {'done'}
+    (restarted,) = [t.path for t in trials if t.path != finished_dir]
+    with open(os.path.join(restarted, 'result.json')) as f:
+        epochs = [json.loads(line)['epoch'] for line in f if line.strip()]
+    assert epochs == list(range(1, ERRORED_EPOCHS + 1))  # from scratch
+    assert open(os.path.join(finished_dir, 'progress.csv')).read() == before

@@ -60,13 +60,12 @@ def _trial_folders(root):
                                                  PROGRESS_FILE)))
 
 
-def _tune_statuses(trial_folder):
-    """{trial folder name: Tune's status} from the experiment's latest
-    state file, if there is one: the newest run's, by the start time in
-    its name (experiment_state-YYYY-MM-DD_HH-MM-SS.json). Not by file
+def tune_statuses(experiment):
+    """{trial folder name: Tune's status} from the experiment folder's
+    latest state file, if there is one: the newest run's, by the start time
+    in its name (experiment_state-YYYY-MM-DD_HH-MM-SS.json). Not by file
     times: Tune writes every state file of a resumed experiment back to
     its storage together at the end of a run."""
-    experiment = os.path.dirname(trial_folder)
     states = sorted(glob.glob(os.path.join(
         glob.escape(experiment), 'experiment_state-*.json')))
     if not states:
@@ -143,7 +142,7 @@ def load_trials(paths):
                 params[EXPERIMENT_KEY] = name
             experiment = os.path.dirname(folder)
             if experiment not in statuses:
-                statuses[experiment] = _tune_statuses(folder)
+                statuses[experiment] = tune_statuses(experiment)
             progress = _read_progress(folder)
             trials.append(Trial(folder, params, progress, _status(
                 folder, params, progress, statuses[experiment])))

@@ -40,6 +40,12 @@ def get_parser():
                              'many as the CPUs hold).')
     parser.add_argument('--verbose', type=int, default=None,
                         choices=(0, 1, 2), help='Tune verbosity (default 1).')
+    parser.add_argument('--restart-errored', action='store_true',
+                        help='Resuming: trials that ended in an error start '
+                             'over from scratch instead of continuing from '
+                             'their last checkpoints (e.g. checkpoints '
+                             'written by a version that cannot restore '
+                             'them).')
     parser.add_argument('--dry-run', action='store_true',
                         help='Check the suite and print its trials and '
                              'results folder; run nothing.')
@@ -58,6 +64,7 @@ def run(argv=None):
         if value is not None}
     mode = 'cluster' if args.address else 'local'
     experiment = benchmark.prepare_suite(suite, mode, **given)
+    experiment.restart_errored = args.restart_errored
     print(benchmark.describe(suite, experiment), flush=True)
     if args.dry_run:
         return 0

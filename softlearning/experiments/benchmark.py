@@ -381,8 +381,10 @@ def describe(suite, experiment):
     """What the suite runs and where, before it runs."""
     runs = len(suite.cells()) * len(suite.seeds)
     evaluation = suite.evaluation
-    state = ('resuming it (finished trials are kept)'
-             if experiment.restore_experiment else 'a new experiment')
+    state = ('a new experiment' if not experiment.restore_experiment
+             else 'resuming it (finished trials are kept'
+             + (', errored ones start over)' if experiment.restart_errored
+                else ')'))
     return (
         f"Suite {suite.name}: {', '.join(suite.algorithms)} on "
         f"{', '.join('/'.join(e) for e in suite.environments)}, seeds "

@@ -43,6 +43,10 @@ class Experiment:
     # functions (sample_from, which a benchmark suite's spec holds) only as
     # placeholders, which the trials not yet started need resolved.
     restore_param_space: Optional[dict] = None
+    # Resuming: trials that ended in an error start over from scratch
+    # (e.g. their checkpoints are from a version that cannot restore them)
+    # instead of continuing from their last checkpoints.
+    restart_errored: bool = False
     tune_settings: dict = dataclasses.field(default_factory=dict)
 
     @property

@@ -5,6 +5,7 @@ folder or a URI; ``--restore EXPERIMENT_DIR`` resumes one there."""
 
 import datetime
 import os
+import shutil
 
 from softlearning.utils import storage
 
@@ -73,14 +74,24 @@ def _run(experiment, start_ray):
                                         trial_resources(options, variant_spec))
         if experiment.restore_experiment:
             # Unfinished and errored trials continue from their last
-            # checkpoints, in the same experiment folder.
+            # checkpoints, in the same experiment folder (errored ones
+            # start over with restart_errored).
             print(f"Resuming experiment {experiment.restore_experiment}",
                   flush=True)
+            restart = experiment.restart_errored
             tuner = tune.Tuner.restore(
                 experiment.restore_experiment, trainable,
-                resume_unfinished=True, resume_errored=True,
+                resume_unfinished=True, resume_errored=not restart,
+                restart_errored=restart,
                 param_space=experiment.restore_param_space)
-            return tuner.fit(), experiment.restore_experiment
+            set_aside = (_set_aside_errored_trials(
+                experiment.restore_experiment) if restart else [])
+            results = tuner.fit()
+            for folder in set_aside:
+                # (Tune makes the old folder again, empty but for the
+                # restart's own log files.)
+                _remove_if_no_trial(folder)
+            return results, experiment.restore_experiment
         settings = experiment.tune_settings
         tuner = tune.Tuner(
             trainable,
@@ -113,6 +124,40 @@ def _run(experiment, start_ray):
     finally:
         ray.shutdown()
     return results, storage.join(storage_path, experiment_name)
+
+
+RESTARTED_FOLDER = '.restarted'
+
+
+def _set_aside_errored_trials(experiment_folder):
+    """Moves the folders of the trials that ended in an error to
+    <experiment>/.restarted/: restarted, each gets a new folder from Tune,
+    and its old one (partial results) would count as a second trial of its
+    configuration. summary, plot and report skip hidden folders."""
+    from softlearning.analysis.results import tune_statuses
+    if storage.is_uri(experiment_folder):
+        print("The errored trials' old folders stay where they are (moving "
+              "them is done for local folders only).", flush=True)
+        return []
+    errored = [name for name, status in tune_statuses(
+        experiment_folder).items() if status == 'ERROR']
+    aside, moved = os.path.join(experiment_folder, RESTARTED_FOLDER), []
+    for name in errored:
+        source = os.path.join(experiment_folder, name)
+        if os.path.isdir(source):
+            os.makedirs(aside, exist_ok=True)
+            os.replace(source, os.path.join(aside, name))
+            moved.append(source)
+            print(f"{name} ended in an error: starting it over (its old "
+                  f"folder is now in {aside}).", flush=True)
+    return moved
+
+
+def _remove_if_no_trial(folder):
+    """Removes ``folder`` if it holds no trial (no params.json)."""
+    if os.path.isdir(folder) and not os.path.exists(
+            os.path.join(folder, 'params.json')):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def report(results, experiment_folder, resume=None):
