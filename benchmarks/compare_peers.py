@@ -39,6 +39,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
+from throughput import EPOCH_LENGTH  # noqa: E402  (this folder)
 WARMUP_STEPS = 1000
 COMPILE_STEPS = 1000
 # --network simba's default: one block of 128 for the actor and each critic.
@@ -273,8 +274,9 @@ def main():
     parser.add_argument('--learning-steps', type=int, default=100000)
     parser.add_argument('--seed', type=int, default=1)
     args = parser.parse_args()
-    if not args.learning and (args.steps < 1000 or args.steps % 1000):
-        parser.error('--steps must be a positive multiple of 1000 '
+    if not args.learning and (args.steps < EPOCH_LENGTH
+                              or args.steps % EPOCH_LENGTH):
+        parser.error(f'--steps must be a positive multiple of {EPOCH_LENGTH} '
                      f'(throughput.py measures whole epochs), got {args.steps}.')
     if args.learning:
         compare_td3_learning(args)

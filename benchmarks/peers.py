@@ -501,21 +501,29 @@ class ProgressWriter:
         self._file.close()
 
 
-def last_timestep(folder):
-    """The total_timestep of progress.csv's last row; None without one."""
+def complete_rows(folder):
+    """[(total_timestep, row)] of progress.csv's complete rows (not those
+    cut short by a kill); [] without the file."""
     try:
         with open(os.path.join(folder, PROGRESS_FILE), newline='') as f:
             rows = list(csv.DictReader(f))
     except OSError:
-        return None
-    for row in reversed(rows):
+        return []
+    complete = []
+    for row in rows:
         if any(row.get(column) in (None, '') for column in PROGRESS_COLUMNS):
-            continue  # a row cut short by a kill
+            continue
         try:
-            return int(float(row['total_timestep']))
+            complete.append((int(float(row['total_timestep'])), row))
         except ValueError:
             continue
-    return None
+    return complete
+
+
+def last_timestep(folder):
+    """The total_timestep of progress.csv's last row; None without one."""
+    rows = complete_rows(folder)
+    return rows[-1][0] if rows else None
 
 
 def run_status(folder, steps):
@@ -588,10 +596,7 @@ def rewind_progress(folder, timestep):
     """Keeps progress.csv's complete rows up to ``timestep`` (the
     checkpoint's): the resumed run writes the later ones again."""
     path = os.path.join(folder, PROGRESS_FILE)
-    with open(path, newline='') as f:
-        rows = [row for row in csv.DictReader(f)
-                if not any(row.get(c) in (None, '') for c in PROGRESS_COLUMNS)
-                and int(float(row['total_timestep'])) <= timestep]
+    rows = [row for step, row in complete_rows(folder) if step <= timestep]
     with open(path + '.tmp', 'w', newline='') as f:
         writer = csv.DictWriter(f, PROGRESS_COLUMNS)
         writer.writeheader()
