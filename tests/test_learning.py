@@ -1,5 +1,5 @@
-"""SAC, SQL, TD3, DDPG, TQC, CrossQ, n-step SAC and SAC with SimBa networks
-learn Pendulum-v1 (the README's quick start), and recurrent SAC learns it
+"""SAC, SQL, TD3, DDPG, TQC, CrossQ, REDQ, DroQ, n-step SAC and SAC with
+SimBa networks learn Pendulum-v1 (the README's quick start), and recurrent SAC learns it
 without velocities where feedforward SAC cannot, through the real CLI.
 
 One fixed seed each, to keep CI short; benchmarks/pendulum_learning.py runs
