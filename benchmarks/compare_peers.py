@@ -39,11 +39,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
+from softlearning.experiments.variants import SIMBA_SIZES  # noqa: E402
 from throughput import EPOCH_LENGTH  # noqa: E402  (this folder)
 WARMUP_STEPS = 1000
 COMPILE_STEPS = 1000
 # --network simba's default: one block of 128 for the actor and each critic.
-SIMBA_WIDTH = 128
+(SIMBA_WIDTH,) = set(sum(SIMBA_SIZES.values(), ()))
 
 # Runs in the peer's interpreter: prints {"env_steps_per_s": ...}. TQC and
 # CrossQ are SBX's only (sb3-contrib is not a peer here): TQC with two
