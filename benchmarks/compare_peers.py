@@ -40,9 +40,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
 from softlearning.experiments.variants import SIMBA_SIZES  # noqa: E402
-from throughput import EPOCH_LENGTH  # noqa: E402  (this folder)
-WARMUP_STEPS = 1000
-COMPILE_STEPS = 1000
+from throughput import EPOCH_LENGTH, WARMUP_STEPS  # noqa: E402  (this folder)
+# throughput.py's second epoch compiles; the peers skip the same steps.
+COMPILE_STEPS = EPOCH_LENGTH
 # --network simba's default: one block of 128 for the actor and each critic.
 (SIMBA_WIDTH,) = set(sum(SIMBA_SIZES.values(), ()))
 
@@ -64,6 +64,7 @@ if library == "sb3":
 else:
     from sbx import SAC, TQC, CrossQ
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 import gymnasium as gym
 
 START = {warmup} + {compile}
@@ -96,6 +97,7 @@ else:
 model = agent(policy, gym.make("HalfCheetah-v5"), batch_size=256,
               buffer_size=1_000_000, learning_starts={warmup}, train_freq=1,
               gradient_steps=1, policy_kwargs=network, seed=1, **settings)
+model.set_logger(Logger(folder=None, output_formats=[]))  # no temp folders
 model.learn(total_timesteps=START + steps, callback=clock)
 print(json.dumps({{"env_steps_per_s": steps / (time.perf_counter() - clock.start)}}))
 '''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS,
@@ -126,6 +128,7 @@ PEER_TD3_SCRIPT = '''
 import json, sys, time
 import numpy as np, torch, gymnasium as gym
 from stable_baselines3 import TD3
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.noise import NormalActionNoise
 torch.set_num_threads(1)
 steps, seed, settings, eval_seeds = (int(sys.argv[1]), int(sys.argv[2]),
@@ -145,6 +148,7 @@ model = TD3("MlpPolicy", env, learning_rate=settings["learning_rate"],
             action_noise=noise, train_freq=1, gradient_steps=1,
             buffer_size=1_000_000, seed=seed,
             policy_kwargs=dict(net_arch=settings["net_arch"]))
+model.set_logger(Logger(folder=None, output_formats=[]))  # no temp folders
 model.learn(total_timesteps=steps)
 seconds = time.perf_counter() - start
 returns = []

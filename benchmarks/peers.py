@@ -655,6 +655,7 @@ def train_in_peer(spec):
     last."""
     import gymnasium as gym
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
     library, algorithm = spec['library'], spec['algorithm']
     kwargs = {**json.loads(json.dumps(spec['kwargs'])),
               'seed': spec['seed']}
@@ -735,6 +736,9 @@ def train_in_peer(spec):
                     'total_timestep': step, 'epoch': self.epoch,
                     'time_total_s': now - start})
 
+    # Our progress.csv is the record; without a logger of its own, every
+    # learn() would leave an empty SB3-<time> folder in the temp directory.
+    silent_logger = Logger(folder=None, output_formats=[])
     if resume:
         # Not bit-exact: the environment starts a new episode here and the
         # peer's random streams are not restored. Everything learned is.
@@ -747,10 +751,12 @@ def train_in_peer(spec):
         model.load_replay_buffer(os.path.join(directory,
                                               resume['replay_buffer']))
         model.set_random_seed(spec['seed'] + model.num_timesteps)
+        model.set_logger(silent_logger)
         model.learn(total_timesteps=steps - model.num_timesteps,
                     reset_num_timesteps=False, callback=Evaluation())
     else:
         model = Algorithm('MlpPolicy', training_environment, **kwargs)
+        model.set_logger(silent_logger)
         model.learn(total_timesteps=steps, callback=Evaluation())
     progress.close()
 

@@ -478,7 +478,7 @@ def test_a_pixel_epoch_through_the_command_line_then_simulate(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_pixel_trial_resumes_exactly(ray_cluster, tmp_path):
+def test_a_pixel_trial_resumes_exactly(ray_cluster, tmp_path):  # noqa: F811
     """Checkpoints hold the frame pool, the actors' running episodes (their
     frame stacks and simulator state) and the augmentation's random state:
     epoch 3 after a restore equals epoch 3 of the run that never stopped,

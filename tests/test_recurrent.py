@@ -14,7 +14,7 @@ from softlearning import (algorithms, environments, policies, replay_pools,
 from softlearning.replay_pools.sequence_replay_pool import SequenceReplayPool
 from softlearning.samplers.episode_stepper import EpisodeStepper
 from softlearning.utils.random import set_seed
-from test_numpy_policies import ACTION_SHAPE, OBSERVATION_SHAPES, observations
+from test_numpy_policies import ACTION_SHAPE, OBSERVATION_SHAPES
 
 RECURRENT_POLICIES = ['RecurrentGaussianPolicy', 'RecurrentDeterministicPolicy']
 

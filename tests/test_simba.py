@@ -122,7 +122,7 @@ def test_simba_sac_resumes_exactly(tmp_path):
 def test_tensorflow_free_policy_starts_as_keras_initializes(policy_config):
     """Before the learner's weights arrive, a sampler actor's policy has
     Keras' initial values: ones for scales and variances, zeros for
-    biases, means and counts, and kernels within Glorot's bounds."""
+    biases, means and counts, and kernels drawn within Glorot's bounds."""
     from softlearning import environments
     from softlearning.policies import get_numpy_policy
     from softlearning.policies import get as get_policy
@@ -137,6 +137,9 @@ def test_tensorflow_free_policy_starts_as_keras_initializes(policy_config):
         if numpy_weight.ndim == 2:
             limit = np.sqrt(6.0 / sum(numpy_weight.shape))
             assert np.all(np.abs(numpy_weight) <= limit)
+            # Spread as Glorot-uniform draws are (std limit / sqrt(3)), not
+            # a constant such as all zeros.
+            assert numpy_weight.std() > 0.5 * limit / np.sqrt(3)
         else:
             np.testing.assert_array_equal(numpy_weight, keras_weight)
     observations = np.random.default_rng(0).normal(size=(4, 3))
