@@ -120,3 +120,54 @@ def test_unreachable_storage_uri_is_one_clear_error(s3_server):
                      '--upload-dir', s3_uri(closed_port, 'x'), env=env,
                      timeout=180)
     assert_one_line_error(result, 'Cannot write results to --upload-dir')
+
+
+def test_errored_trials_are_set_aside_in_object_storage(s3_server,
+                                                        monkeypatch):
+    """--restart-errored's bookkeeping on an s3:// suite folder: the errored
+    trial's folder (found from Tune's latest state file) moves to
+    .restarted/, the finished one stays, and the empty folder Tune makes
+    again for the restarted trial is removed afterwards."""
+    import pyarrow.fs
+    from softlearning.analysis.results import tune_statuses
+    from softlearning.experiments import tune_runner
+    port, env = s3_server
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    suite = s3_uri(port, 'suites/aside')
+    fs, root = pyarrow.fs.FileSystem.from_uri(suite)
+
+    def write(path, text):
+        with fs.open_output_stream(f'{root}/{path}') as stream:
+            stream.write(text.encode())
+
+    def state(statuses):
+        return json.dumps({'trial_data': [
+            [json.dumps({'relative_logdir': name, 'status': status}), '{}']
+            for name, status in statuses.items()]})
+
+    for name in ('errored', 'finished'):
+        write(f'{name}/params.json', '{}')
+        write(f'{name}/progress.csv', 'epoch\n1\n')
+    # The older run's file says the opposite: only the latest one counts.
+    write('experiment_state-2026-01-01_00-00-00.json',
+          state({'errored': 'TERMINATED', 'finished': 'ERROR'}))
+    write('experiment_state-2026-01-02_00-00-00.json',
+          state({'errored': 'ERROR', 'finished': 'TERMINATED'}))
+    assert tune_statuses(suite) == {'errored': 'ERROR',
+                                    'finished': 'TERMINATED'}
+
+    moved = tune_runner._set_aside_errored_trials(suite)
+
+    keys = set(s3_keys(port, env, 'suites/aside/'))
+    assert {'suites/aside/.restarted/errored/params.json',
+            'suites/aside/.restarted/errored/progress.csv',
+            'suites/aside/finished/params.json'} <= keys
+    assert not any(key.startswith('suites/aside/errored/') for key in keys)
+    # Tune makes the old folder again, with log files but no trial.
+    write('errored/events.out', 'log')
+    for folder in moved:
+        tune_runner._remove_if_no_trial(folder)
+    keys = set(s3_keys(port, env, 'suites/aside/'))
+    assert not any(key.startswith('suites/aside/errored/') for key in keys)
+    assert 'suites/aside/finished/params.json' in keys

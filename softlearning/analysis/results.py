@@ -65,14 +65,21 @@ def tune_statuses(experiment):
     latest state file, if there is one: the newest run's, by the start time
     in its name (experiment_state-YYYY-MM-DD_HH-MM-SS.json). Not by file
     times: Tune writes every state file of a resumed experiment back to
-    its storage together at the end of a run."""
-    states = sorted(glob.glob(os.path.join(
-        glob.escape(experiment), 'experiment_state-*.json')))
-    if not states:
-        return {}
+    its storage together at the end of a run. ``experiment`` is a folder
+    or a storage URI (s3://, gs://)."""
+    import pyarrow.fs
+    from softlearning.utils import storage
     try:
-        with open(states[-1]) as f:
-            trial_data = json.load(f)['trial_data']
+        fs, path = storage.filesystem(experiment)
+        states = sorted(
+            info.path for info in fs.get_file_info(pyarrow.fs.FileSelector(
+                path, allow_not_found=True))
+            if info.base_name.startswith('experiment_state-')
+            and info.base_name.endswith('.json'))
+        if not states:
+            return {}
+        with fs.open_input_stream(states[-1]) as stream:
+            trial_data = json.loads(stream.read())['trial_data']
         statuses = {}
         for trial_json, _ in trial_data:
             trial = json.loads(trial_json)

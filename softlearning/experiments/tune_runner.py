@@ -5,7 +5,6 @@ folder or a URI; ``--restore EXPERIMENT_DIR`` resumes one there."""
 
 import datetime
 import os
-import shutil
 
 from softlearning.utils import storage
 
@@ -133,31 +132,51 @@ def _set_aside_errored_trials(experiment_folder):
     """Moves the folders of the trials that ended in an error to
     <experiment>/.restarted/: restarted, each gets a new folder from Tune,
     and its old one (partial results) would count as a second trial of its
-    configuration. summary, plot and report skip hidden folders."""
+    configuration. summary, plot and report skip hidden folders. Works on
+    a local folder or a storage URI. Returns the moved folders."""
     from softlearning.analysis.results import tune_statuses
-    if storage.is_uri(experiment_folder):
-        print("The errored trials' old folders stay where they are (moving "
-              "them is done for local folders only).", flush=True)
-        return []
-    errored = [name for name, status in tune_statuses(
-        experiment_folder).items() if status == 'ERROR']
-    aside, moved = os.path.join(experiment_folder, RESTARTED_FOLDER), []
-    for name in errored:
-        source = os.path.join(experiment_folder, name)
-        if os.path.isdir(source):
-            os.makedirs(aside, exist_ok=True)
-            os.replace(source, os.path.join(aside, name))
-            moved.append(source)
-            print(f"{name} ended in an error: starting it over (its old "
-                  f"folder is now in {aside}).", flush=True)
+    fs, root = storage.filesystem(experiment_folder)
+    aside = f"{root.rstrip('/')}/{RESTARTED_FOLDER}"
+    shown = storage.join(experiment_folder, RESTARTED_FOLDER).split('?')[0]
+    moved = []
+    for name, status in tune_statuses(experiment_folder).items():
+        source = f"{root.rstrip('/')}/{name}"
+        if status != 'ERROR' or not _is_dir(fs, source):
+            continue
+        _move_tree(fs, source, f'{aside}/{name}')
+        moved.append(storage.join(experiment_folder, name))
+        print(f"{name} ended in an error: starting it over (its old "
+              f"folder is now in {shown}).", flush=True)
     return moved
 
 
+def _is_dir(fs, path):
+    import pyarrow.fs
+    return fs.get_file_info(path).type == pyarrow.fs.FileType.Directory
+
+
+def _move_tree(fs, source, destination):
+    """A folder moved within one filesystem. Object stores have no folder
+    rename: there it is a copy, then a delete of the original."""
+    import pyarrow.fs
+    if isinstance(fs, pyarrow.fs.LocalFileSystem):
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        os.replace(source, destination)
+        return
+    pyarrow.fs.copy_files(source, destination, source_filesystem=fs,
+                          destination_filesystem=fs)
+    fs.delete_dir(source)
+
+
 def _remove_if_no_trial(folder):
-    """Removes ``folder`` if it holds no trial (no params.json)."""
-    if os.path.isdir(folder) and not os.path.exists(
-            os.path.join(folder, 'params.json')):
-        shutil.rmtree(folder, ignore_errors=True)
+    """Removes ``folder`` (a path or a URI) if it holds no trial (no
+    params.json)."""
+    import pyarrow.fs
+    fs, path = storage.filesystem(folder)
+    params = f"{path.rstrip('/')}/params.json"
+    if (_is_dir(fs, path) and fs.get_file_info(params).type
+            == pyarrow.fs.FileType.NotFound):
+        fs.delete_dir(path)
 
 
 def report(results, experiment_folder, resume=None):
