@@ -16,10 +16,10 @@ from softlearning.models.feedforward import (build_network, layer_weights,
 from softlearning.models.networks import check_network, numpy_mirror_class
 
 from .base_policy import BasePolicy
-from .numpy_policies import concatenate_observations, network_input_layout
+from .numpy_policies import NumpyActing, network_input_layout
 
 
-class FeedforwardPolicy(BasePolicy):
+class FeedforwardPolicy(NumpyActing, BasePolicy):
 
     numpy_class = None  # a NumpyMLPPolicy subclass
     default_name = 'feedforward_policy'  # of the Keras model
@@ -85,19 +85,6 @@ class FeedforwardPolicy(BasePolicy):
         if self._encoder is not None:
             return tf.stop_gradient(self._encoder(observations))
         return concat_observations(observations, self.observation_keys)
-
-    def _numpy_inputs(self, observations):
-        if self._acting_encoder is not None:
-            return self._acting_encoder(observations)
-        return concatenate_observations(observations, self.observation_keys)
-
-    def actions_np(self, observations):
-        return self._actions_from_outputs(
-            self._acting_network(self._numpy_inputs(observations)))
-
-    def _actions_from_outputs(self, outputs):
-        """Actions from the network's outputs (B, out), in numpy."""
-        raise NotImplementedError
 
     def clone(self, name=None):
         """A new policy of the same shape holding a copy of the weights

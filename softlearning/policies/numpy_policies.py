@@ -77,7 +77,26 @@ def sampling_network_actions(network, inputs, action_size, np_random,
     return network(np.concatenate([inputs, noise], axis=-1))
 
 
-class NumpyMLPPolicy(BasePolicy):
+class NumpyActing:
+    """Acting in numpy through ``_acting_network`` (and a pixel agent's
+    ``_acting_encoder``), mixed into the numpy policies and the TensorFlow
+    feedforward ones, which act through their numpy mirrors."""
+
+    def _numpy_inputs(self, observations):
+        if self._acting_encoder is not None:
+            return self._acting_encoder(observations)
+        return concatenate_observations(observations, self.observation_keys)
+
+    def actions_np(self, observations):
+        return self._actions_from_outputs(
+            self._acting_network(self._numpy_inputs(observations)))
+
+    def _actions_from_outputs(self, outputs):
+        """Actions from the network's outputs (B, out), in numpy."""
+        raise NotImplementedError
+
+
+class NumpyMLPPolicy(NumpyActing, BasePolicy):
     """A policy whose weights are one Dense stack, acting in numpy: the
     acting half of a TensorFlow policy, loading its ``get_weights()``."""
 
@@ -156,19 +175,6 @@ class NumpyMLPPolicy(BasePolicy):
                 f"Dense stack {self._weight_shapes}")
         self._acting_network.set_weights(
             [np.array(w, np.float32) for w in weights])
-
-    def _numpy_inputs(self, observations):
-        if self._acting_encoder is not None:
-            return self._acting_encoder(observations)
-        return concatenate_observations(observations, self.observation_keys)
-
-    def actions_np(self, observations):
-        return self._actions_from_outputs(
-            self._acting_network(self._numpy_inputs(observations)))
-
-    def _actions_from_outputs(self, outputs):
-        """Actions from the network's outputs (B, out)."""
-        raise NotImplementedError
 
 
 class NumpyGaussianPolicy(NumpyMLPPolicy):
