@@ -291,11 +291,13 @@ def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
     assert spec['benchmark']['steps'] == suite.steps
 
 
+# Two cells, not two seeds of one: a grid over cells is what gives Tune's
+# trials config placeholders (tune.sample_from), which a restart must keep.
 ERRORED_SUITE = """\
 name: errored
-algorithms: [SAC]
+algorithms: [TD3, SAC]
 environments: [gym/Pendulum/v1]
-seeds: [0, 1]
+seeds: [0]
 steps: 1200
 warmup_steps: 400
 evaluation: {episodes: 1, first_seed: 1000, interval: 400}
@@ -355,10 +357,66 @@ def test_restart_errored_starts_over_a_trial_whose_checkpoint_fails(
                                       os.path.basename(stopped_dir)))
     from softlearning.analysis import load_trials
     trials = load_trials([str(folder)])
-    assert sorted(t.params['run_params.seed'] for t in trials) == [0, 1]
+    assert sorted(t.params['benchmark.algorithm'] for t in trials) == [
+        'SAC', 'TD3']
     assert {t.status for t in trials} == {'done'}
     (restarted,) = [t.path for t in trials if t.path != finished_dir]
     with open(os.path.join(restarted, 'result.json')) as f:
         epochs = [json.loads(line)['epoch'] for line in f if line.strip()]
     assert epochs == list(range(1, ERRORED_EPOCHS + 1))  # from scratch
     assert open(os.path.join(finished_dir, 'progress.csv')).read() == before
+
+
+def test_a_partial_restore_ends_in_an_error_and_keeps_the_full_state(
+        tmp_path):
+    """When Tune restores fewer trials than the experiment has (it logs the
+    failure and goes on), the state files that run wrote are removed, so the
+    next resume reads the complete state of the run before."""
+    from softlearning.analysis.results import tune_statuses
+    from softlearning.experiments import tune_runner
+    from softlearning.experiments.errors import ExperimentError
+
+    def write_state(stamp, names):
+        trial_data = [[json.dumps({'relative_logdir': name,
+                                   'status': 'PENDING'}), '{}']
+                      for name in names]
+        (tmp_path / f'experiment_state-{stamp}.json').write_text(
+            json.dumps({'trial_data': trial_data}))
+        (tmp_path / f'basic-variant-state-{stamp}.json').write_text('{}')
+
+    write_state('2026-01-01_00-00-00', ['a', 'b', 'c'])
+    known = tune_runner._trial_count(str(tmp_path))
+    before = tune_runner._state_files(str(tmp_path))
+    assert known == 3 and len(before) == 2
+    tune_runner._check_all_restored(str(tmp_path), known, 3, before)  # fine
+    write_state('2026-01-02_00-00-00', ['a'])  # the partial run's state
+    with pytest.raises(ExperimentError, match='restored 1 of the 3 trials'):
+        tune_runner._check_all_restored(str(tmp_path), known, 1, before)
+    assert tune_runner._state_files(str(tmp_path)) == before
+    assert sorted(tune_statuses(str(tmp_path))) == ['a', 'b', 'c']
+
+
+def test_setting_aside_twice_keeps_both_and_skips_empty_folders(tmp_path):
+    """An errored trial restarted before has its old folder in .restarted/
+    already: a second one is kept beside it, and a folder without a trial
+    (what Tune makes again for a restarted trial) is not moved."""
+    from softlearning.experiments import tune_runner
+    trial_data = [[json.dumps({'relative_logdir': name, 'status': 'ERROR'}),
+                   '{}'] for name in ('again', 'empty')]
+    (tmp_path / 'experiment_state-2026-01-01_00-00-00.json').write_text(
+        json.dumps({'trial_data': trial_data}))
+    for folder in ('again', '.restarted/again', '.restarted/empty'):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / 'params.json').write_text(json.dumps(folder))
+    (tmp_path / 'empty').mkdir()
+    moved = tune_runner._set_aside_errored_trials(str(tmp_path))
+    assert sorted(moved) == [str(tmp_path / 'again'), str(tmp_path / 'empty')]
+    aside = tmp_path / '.restarted'
+    assert json.loads((aside / 'again' / 'params.json').read_text()) == (
+        '.restarted/again')
+    assert json.loads((aside / 'again.1' / 'params.json').read_text()) == (
+        'again')
+    assert sorted(os.listdir(aside)) == ['again', 'again.1', 'empty']
+    for folder in moved:
+        tune_runner._remove_if_no_trial(folder)
+    assert not (tmp_path / 'again').exists() and not (tmp_path / 'empty').exists()

@@ -3,10 +3,14 @@
 ``<results root>/<universe>/<domain>/<task>/<timestamp>-<exp name>/``, a
 folder or a URI; ``--restore EXPERIMENT_DIR`` resumes one there."""
 
+import contextlib
+import copy
 import datetime
 import os
 
 from softlearning.utils import storage
+
+from .errors import ExperimentError
 
 from .prepare import results_root
 from .resources import trial_resources
@@ -78,19 +82,23 @@ def _run(experiment, start_ray):
             print(f"Resuming experiment {experiment.restore_experiment}",
                   flush=True)
             restart = experiment.restart_errored
+            folder = experiment.restore_experiment
             tuner = tune.Tuner.restore(
-                experiment.restore_experiment, trainable,
+                folder, trainable,
                 resume_unfinished=True, resume_errored=not restart,
                 restart_errored=restart,
                 param_space=experiment.restore_param_space)
-            set_aside = (_set_aside_errored_trials(
-                experiment.restore_experiment) if restart else [])
-            results = tuner.fit()
-            for folder in set_aside:
+            known, states_before = _trial_count(folder), _state_files(folder)
+            set_aside = (_set_aside_errored_trials(folder) if restart
+                         else [])
+            with _restarts_keep_placeholders():
+                results = tuner.fit()
+            for trial_folder in set_aside:
                 # (Tune makes the old folder again, empty but for the
                 # restart's own log files.)
-                _remove_if_no_trial(folder)
-            return results, experiment.restore_experiment
+                _remove_if_no_trial(trial_folder)
+            _check_all_restored(folder, known, len(results), states_before)
+            return results, folder
         settings = experiment.tune_settings
         tuner = tune.Tuner(
             trainable,
@@ -126,6 +134,65 @@ def _run(experiment, start_ray):
 
 
 RESTARTED_FOLDER = '.restarted'
+# Tune's state files of one run, named by the run's start time.
+STATE_FILE_PREFIXES = ('experiment_state-', 'basic-variant-state-',
+                       'search_gen_state-')
+
+
+@contextlib.contextmanager
+def _restarts_keep_placeholders():
+    """Tune (2.60) restarts an errored trial (``restart_errored``) as
+    ``Trial.reset()``: a new trial built from the old one's *resolved*
+    config. Adding it, Tune resolves that config's placeholders again and
+    fails on any ``sample_from`` value that resolved to a dict (a suite's
+    per-cell settings: benchmark.merge_cells), then drops every trial after
+    it from the experiment. Here the new trial keeps the old one's
+    unresolved config, as a new trial of the same variant has."""
+    from ray.tune.experiment.trial import Trial
+    reset = Trial.reset
+
+    def reset_keeping_placeholders(trial):
+        restarted = reset(trial)
+        unresolved = getattr(trial, '_Trial__unresolved_config', None)
+        if unresolved is not None:
+            restarted._Trial__unresolved_config = copy.deepcopy(unresolved)
+        return restarted
+
+    Trial.reset = reset_keeping_placeholders
+    try:
+        yield
+    finally:
+        Trial.reset = reset
+
+
+def _state_files(experiment_folder):
+    import pyarrow.fs
+    fs, root = storage.filesystem(experiment_folder)
+    return {info.path for info in fs.get_file_info(
+                pyarrow.fs.FileSelector(root, allow_not_found=True))
+            if info.base_name.startswith(STATE_FILE_PREFIXES)}
+
+
+def _trial_count(experiment_folder):
+    from softlearning.analysis.results import tune_statuses
+    return len(tune_statuses(experiment_folder))
+
+
+def _check_all_restored(experiment_folder, known, restored, states_before):
+    """If Tune restored fewer trials than the experiment has (it logs the
+    failure and goes on with the trials it got), the state files this run
+    wrote are removed, so that the next resume starts from the complete
+    state of the run before, and the run ends in an error."""
+    if restored >= known:
+        return
+    fs, _ = storage.filesystem(experiment_folder)
+    for path in _state_files(experiment_folder) - states_before:
+        fs.delete_file(path)
+    raise ExperimentError(
+        f"Tune restored {restored} of the {known} trials of "
+        f"{experiment_folder.split('?')[0]} (its log above says why); the "
+        "state this run wrote was removed, so the next resume starts from "
+        "the complete one again.")
 
 
 def _set_aside_errored_trials(experiment_folder):
@@ -133,7 +200,8 @@ def _set_aside_errored_trials(experiment_folder):
     <experiment>/.restarted/: restarted, each gets a new folder from Tune,
     and its old one (partial results) would count as a second trial of its
     configuration. summary, plot and report skip hidden folders. Works on
-    a local folder or a storage URI. Returns the moved folders."""
+    a local folder or a storage URI. Returns the errored trials' folders:
+    Tune makes them again, to be removed after the run if still empty."""
     from softlearning.analysis.results import tune_statuses
     fs, root = storage.filesystem(experiment_folder)
     aside = f"{root.rstrip('/')}/{RESTARTED_FOLDER}"
@@ -143,11 +211,22 @@ def _set_aside_errored_trials(experiment_folder):
         source = f"{root.rstrip('/')}/{name}"
         if status != 'ERROR' or not _is_dir(fs, source):
             continue
-        _move_tree(fs, source, f'{aside}/{name}')
         moved.append(storage.join(experiment_folder, name))
+        if not _holds_trial(fs, source):
+            continue  # set aside before (removed after the run)
+        destination, n = f'{aside}/{name}', 1
+        while _is_dir(fs, destination):  # restarted before: keep both
+            destination, n = f'{aside}/{name}.{n}', n + 1
+        _move_tree(fs, source, destination)
         print(f"{name} ended in an error: starting it over (its old "
               f"folder is now in {shown}).", flush=True)
     return moved
+
+
+def _holds_trial(fs, path):
+    import pyarrow.fs
+    return fs.get_file_info(f"{path.rstrip('/')}/params.json").type != (
+        pyarrow.fs.FileType.NotFound)
 
 
 def _is_dir(fs, path):
@@ -171,11 +250,8 @@ def _move_tree(fs, source, destination):
 def _remove_if_no_trial(folder):
     """Removes ``folder`` (a path or a URI) if it holds no trial (no
     params.json)."""
-    import pyarrow.fs
     fs, path = storage.filesystem(folder)
-    params = f"{path.rstrip('/')}/params.json"
-    if (_is_dir(fs, path) and fs.get_file_info(params).type
-            == pyarrow.fs.FileType.NotFound):
+    if _is_dir(fs, path) and not _holds_trial(fs, path):
         fs.delete_dir(path)
 
 
