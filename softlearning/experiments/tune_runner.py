@@ -11,7 +11,6 @@ import os
 from softlearning.utils import storage
 
 from .errors import ExperimentError
-
 from .prepare import results_root
 from .resources import trial_resources
 
