@@ -7,10 +7,14 @@ into a folder kept in the repository, one folder per trial, so that
 
 Only finished trials are copied unless ``--unfinished``; the trial folder
 names lose Tune's trial id (SAC-Hopper-v5-seed0_e1e9d_00001 ->
-SAC-Hopper-v5-seed0). Prints one JSON line per trial copied.
+SAC-Hopper-v5-seed0). A trial resumed from a checkpoint older than its last
+row (its run was stopped between two of Tune's state saves) repeats the
+epochs since that checkpoint in progress.csv; the copy keeps each epoch's
+last row, once. Prints one JSON line per trial copied.
 """
 
 import argparse
+import csv
 import glob
 import json
 import os
@@ -18,7 +22,6 @@ import shutil
 
 import pandas as pd
 
-FILES = ('params.json', 'progress.csv')
 
 
 def finished(trial):
@@ -33,6 +36,21 @@ def finished(trial):
             and progress['total_timestep'].iloc[-1] >= steps)
 
 
+def copy_progress(source, destination):
+    """Copies progress.csv with one row per epoch (its last), in order;
+    returns the number of rows dropped."""
+    with open(source, newline='') as f:
+        reader = csv.DictReader(f)
+        fields, rows = reader.fieldnames, list(reader)
+    last = {row['epoch']: row for row in rows}
+    with open(destination, 'w', newline='') as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(sorted(last.values(),
+                                key=lambda row: float(row['epoch'])))
+    return len(rows) - len(last)
+
+
 def collect(source, destination, unfinished=False):
     copied = []
     for params in sorted(glob.glob(os.path.join(source, '*', 'params.json'))):
@@ -44,10 +62,13 @@ def collect(source, destination, unfinished=False):
         name = os.path.basename(trial).split('_')[0]
         target = os.path.join(destination, name)
         os.makedirs(target, exist_ok=True)
-        for file in FILES:
-            shutil.copyfile(os.path.join(trial, file),
-                            os.path.join(target, file))
-        copied.append({'trial': name, 'from': trial})
+        shutil.copyfile(os.path.join(trial, 'params.json'),
+                        os.path.join(target, 'params.json'))
+        repeated = copy_progress(os.path.join(trial, 'progress.csv'),
+                                 os.path.join(target, 'progress.csv'))
+        copied.append({'trial': name, 'from': trial,
+                       **({'repeated_rows_dropped': repeated}
+                          if repeated else {})})
     return copied
 
 
