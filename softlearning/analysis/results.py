@@ -67,15 +67,10 @@ def tune_statuses(experiment):
     times: Tune writes every state file of a resumed experiment back to
     its storage together at the end of a run. ``experiment`` is a folder
     or a storage URI (s3://, gs://)."""
-    import pyarrow.fs
     from softlearning.utils import storage
     try:
-        fs, path = storage.filesystem(experiment)
-        states = sorted(
-            info.path for info in fs.get_file_info(pyarrow.fs.FileSelector(
-                path, allow_not_found=True))
-            if info.base_name.startswith('experiment_state-')
-            and info.base_name.endswith('.json'))
+        fs, states = storage.files_named(experiment, ['experiment_state-'])
+        states = [path for path in states if path.endswith('.json')]
         if not states:
             return {}
         with fs.open_input_stream(states[-1]) as stream:

@@ -165,11 +165,8 @@ def _restarts_keep_placeholders():
 
 
 def _state_files(experiment_folder):
-    import pyarrow.fs
-    fs, root = storage.filesystem(experiment_folder)
-    return {info.path for info in fs.get_file_info(
-                pyarrow.fs.FileSelector(root, allow_not_found=True))
-            if info.base_name.startswith(STATE_FILE_PREFIXES)}
+    return set(storage.files_named(experiment_folder,
+                                   STATE_FILE_PREFIXES)[1])
 
 
 def _trial_count(experiment_folder):

@@ -46,6 +46,17 @@ def exists(path):
     return fs.get_file_info(fs_path).type != pyarrow.fs.FileType.NotFound
 
 
+def files_named(path, prefixes):
+    """(pyarrow filesystem, sorted paths in it) of the files directly in
+    folder ``path`` whose names start with one of ``prefixes``."""
+    import pyarrow.fs
+    fs, root = filesystem(path)
+    return fs, sorted(
+        info.path for info in fs.get_file_info(
+            pyarrow.fs.FileSelector(root, allow_not_found=True))
+        if info.base_name.startswith(tuple(prefixes)))
+
+
 def check_writable(path):
     """Creates ``path`` if needed and writes and deletes a small file there;
     raises OSError naming the path and the storage's own message."""
