@@ -155,6 +155,19 @@ def _progress(folder):
     return rows
 
 
+def _checkpointed_epochs(folder):
+    """{run name: epochs checkpointed so far}. A trial's worker writes its
+    checkpoints straight to the results folder, while Tune copies the
+    progress files there only now and then: only checkpoints show where a
+    running suite is."""
+    epochs = {}
+    for path in glob.glob(os.path.join(folder, '*', 'checkpoint_*')):
+        run = os.path.basename(os.path.dirname(path)).split('_')[0]
+        index = int(os.path.basename(path).split('_')[1])
+        epochs[run] = max(epochs.get(run, 0), index + 1)
+    return epochs
+
+
 def _benchmark(path, local_dir, log, *options):
     return subprocess.Popen(
         [sys.executable, '-m', 'softlearning.cli', 'benchmark', path,
@@ -174,12 +187,13 @@ def _interrupt_mid_suite(path, local_dir, folder, epochs):
     try:
         deadline = time.time() + 300
         while time.time() < deadline and process.poll() is None:
-            rows = sorted(_progress(folder).values())
-            if rows and rows[-1] == epochs and 1 <= rows[0] < epochs:
+            done = sorted(_checkpointed_epochs(folder).values())
+            if len(done) == 2 and done[-1] == epochs and done[0] < epochs:
                 break
             time.sleep(0.1)
         else:
-            raise AssertionError(f"no interruption point: {_progress(folder)}"
+            raise AssertionError("no interruption point: "
+                                 f"{_checkpointed_epochs(folder)}"
                                  f"\n{log_path.read_text()[-3000:]}")
         os.killpg(process.pid, signal.SIGINT)
         process.wait(timeout=120)
