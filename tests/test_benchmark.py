@@ -312,12 +312,12 @@ name: errored
 algorithms: [TD3, SAC]
 environments: [gym/Pendulum/v1]
 seeds: [0]
-steps: 1200
+steps: 800
 warmup_steps: 400
 evaluation: {episodes: 1, first_seed: 1000, interval: 400}
 options: {trial_cpus: 1}
 """
-ERRORED_EPOCHS = 3
+ERRORED_EPOCHS = 2
 
 
 @pytest.mark.slow
