@@ -149,6 +149,53 @@ def test_normalization_by_the_reference_table():
         normalize('gym/Ant/v5', [1.0])
 
 
+def test_probability_of_improvement_of_a_hand_computed_case():
+    # Task 1: X's 3 beats Y's 1 and 2, X's 0 beats neither: 2 of 4 pairs.
+    # Task 2: X's 5 beats Y's 4 and ties 5 (half): 1.5 of 2 pairs.
+    x = [[3.0, 0.0], [5.0]]
+    y = [[1.0, 2.0], [4.0, 5.0]]
+    assert aggregates.probability_of_improvement(x, y) == pytest.approx(
+        (2 / 4 + 1.5 / 2) / 2)
+    assert aggregates.probability_of_improvement(y, x) == pytest.approx(
+        1 - (2 / 4 + 1.5 / 2) / 2)
+    with pytest.raises(ValueError, match='same tasks'):
+        aggregates.probability_of_improvement(x, y[:1])
+
+
+def test_probability_of_improvement_is_mann_whitney_u_per_task():
+    rng = np.random.default_rng(5)
+    x = [rng.normal(0.2, 1, size=5), rng.normal(0, 1, size=7)]
+    y = [rng.normal(0, 1, size=4), rng.normal(0, 1, size=7)]
+    expected = np.mean([
+        scipy.stats.mannwhitneyu(a, b).statistic / (len(a) * len(b))
+        for a, b in zip(x, y)])
+    assert aggregates.probability_of_improvement(x, y) == pytest.approx(
+        expected)
+
+
+def test_probability_of_improvement_interval():
+    # X beats Y on every run of every task: 1 in every resample.
+    assert aggregates.probability_of_improvement_with_ci(
+        [[2.0, 3.0], [5.0, 6.0]], [[0.0, 1.0], [1.0, 2.0]],
+        reps=300) == (1.0, 1.0, 1.0)
+    # The same runs on both sides: parity, in an interval around it.
+    x = np.random.default_rng(0).normal(size=(10, 3))
+    value, low, high = aggregates.probability_of_improvement_with_ci(
+        x, x[::-1], reps=1000, seed=1)
+    assert value == 0.5 and low < 0.5 < high
+    assert aggregates.probability_of_improvement_with_ci(
+        x, x[::-1], reps=1000, seed=1) == (value, low, high)
+
+
+def test_comparison_pairs_put_softlearning_first():
+    from softlearning.analysis.benchmark_report import comparison_pairs
+    agents = ['sb3 SAC', 'sbx SAC', 'sbx TD3', 'softlearning SAC',
+              'softlearning TD3', 'softlearning TQC']
+    assert comparison_pairs(agents) == [
+        ('sb3 SAC', 'sbx SAC'), ('softlearning SAC', 'sb3 SAC'),
+        ('softlearning SAC', 'sbx SAC'), ('softlearning TD3', 'sbx TD3')]
+
+
 # End to end: benchmark trial folders as a suite writes them.
 
 LENGTH = 1000
@@ -268,6 +315,17 @@ def test_report_command_end_to_end(suite, tmp_path):
             expected, abs=5e-4)
         assert cells[-2:] == ['6', '2']
 
+    # softlearning SAC against sbx SAC, from the final returns directly.
+    (row,) = pd.read_csv(output / 'improvement.csv').itertuples()
+    assert (row.x, row.y) == ('softlearning SAC', 'sbx SAC')
+    expected = np.mean([
+        np.mean([[a > b for b in _final_returns(folders['sbx SAC', task])]
+                 for a in _final_returns(folders['softlearning SAC', task])])
+        for task in TASKS])
+    assert row.probability == pytest.approx(expected)
+    assert row.low <= row.probability <= row.high
+    assert 'Probability of improvement' in markdown
+
     # Per task: mean ± std (ddof 0) over the three seeds.
     finals = _final_returns(folders['sbx SAC', 'gym/Hopper/v5'])
     cells = _markdown_row(markdown, 'gym/Hopper/v5')
@@ -349,7 +407,7 @@ def test_help_says_what_the_report_computes():
     assert result.returncode == 0, result.stderr
     text = ' '.join(result.stdout.split())  # argparse wraps lines
     for words in ('interquartile mean', 'optimality gap',
-                  'stratified bootstrap', 'reference_scores.py', '--steps N',
+                  'stratified bootstrap', 'probability of improvement', 'reference_scores.py', '--steps N',
                   '--reps', '--output-dir'):
         assert words in text, words
     assert TENSORFLOW_IMPORTED not in result.stderr

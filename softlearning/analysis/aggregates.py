@@ -99,15 +99,24 @@ def stratified_bootstrap_ci(scores, statistic, reps=2000, confidence=0.95,
     performance_profile(s, taus)``); for a vector-valued statistic, low and
     high are arrays of its shape. A seeded numpy Generator makes the
     interval reproducible."""
+    _check_bootstrap(reps, confidence)
+    rng = np.random.default_rng(seed)
+    values = statistic(_stratified_resamples(per_task(scores), reps, rng))
+    return _percentile_interval(values, confidence)
+
+
+def _check_bootstrap(reps, confidence):
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}.")
     if reps < 1:
         raise ValueError(f"reps must be at least 1, got {reps}.")
-    rng = np.random.default_rng(seed)
-    values = np.asarray(statistic(_stratified_resamples(
-        per_task(scores), reps, rng)), dtype=float)
+
+
+def _percentile_interval(values, confidence):
+    """(low, high): the central ``confidence`` of the resamples' values."""
     tail = 100 * (1 - confidence) / 2
-    low, high = np.percentile(values, [tail, 100 - tail], axis=0)
+    low, high = np.percentile(np.asarray(values, dtype=float),
+                              [tail, 100 - tail], axis=0)
     return _scalar(low), _scalar(high)
 
 
@@ -139,3 +148,37 @@ def sample_efficiency_curve(scores_by_step, statistic=iqm, reps=2000,
                            for column in zip(*rows)) if rows else (
         np.empty(0), np.empty(0), np.empty(0))
     return steps, values, lows, highs
+
+
+def probability_of_improvement(x_scores, y_scores):
+    """P(X > Y): the probability that a run of agent X scores above a run of
+    agent Y on a task drawn at random, ties counting half (Agarwal et al.'s
+    "average probability of improvement", a Mann-Whitney U statistic per
+    task averaged over the tasks). 0.5: neither is better; unlike a
+    difference of aggregates, it does not let one task's large scores
+    outweigh the others. Both agents' scores cover the same tasks, in the
+    same order; a task's runs need not be as many for X as for Y."""
+    xs, ys = per_task(x_scores), per_task(y_scores)
+    if len(xs) != len(ys):
+        raise ValueError(f"X has scores on {len(xs)} tasks and Y on "
+                         f"{len(ys)}: compare them on the same tasks.")
+    per_task_values = []
+    for x, y in zip(xs, ys):
+        difference = x[..., :, None] - y[..., None, :]
+        per_task_values.append(np.mean(
+            (difference > 0) + 0.5 * (difference == 0), axis=(-2, -1)))
+    return _scalar(np.mean(per_task_values, axis=0))
+
+
+def probability_of_improvement_with_ci(x_scores, y_scores, reps=2000,
+                                       confidence=0.95, seed=0):
+    """(P(X > Y), low, high): its interval over ``reps`` stratified
+    bootstrap resamples, X's and Y's runs each redrawn within every task,
+    independently of each other."""
+    _check_bootstrap(reps, confidence)
+    rng = np.random.default_rng(seed)
+    xs, ys = per_task(x_scores), per_task(y_scores)
+    values = probability_of_improvement(_stratified_resamples(xs, reps, rng),
+                                        _stratified_resamples(ys, reps, rng))
+    return (probability_of_improvement(xs, ys),
+            *_percentile_interval(values, confidence))

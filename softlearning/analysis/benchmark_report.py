@@ -32,6 +32,8 @@ REQUIRED_KEYS = (LIBRARY_KEY, ALGORITHM_KEY, TASK_KEY, LENGTH_KEY)
 
 REPORT_FILE = 'report.md'
 AGGREGATES_FILE = 'aggregates.csv'
+IMPROVEMENT_FILE = 'improvement.csv'
+HOME_LIBRARY = 'softlearning'
 FIGURES = {'aggregates': 'aggregate_metrics.png',
            'sample_efficiency': 'sample_efficiency.png',
            'profiles': 'performance_profiles.png'}
@@ -191,6 +193,40 @@ def aggregate_metrics(scores, reps=2000, seed=0, confidence=0.95):
                                              seed)
                     for name, statistic in aggregates.AGGREGATES.items()}
             for agent, by_task in scores.items()}
+
+
+def _library_and_algorithm(agent):
+    library, _, algorithm = agent.partition(' ')
+    return library, algorithm
+
+
+def comparison_pairs(agents):
+    """(X, Y) pairs of agents that run the same algorithm in different
+    libraries, X softlearning's when it is one of them (else the first by
+    name): the comparisons a learning-quality report is for."""
+    pairs = []
+    for i, x in enumerate(agents):
+        for y in agents[i + 1:]:
+            (x_library, x_algorithm), (y_library, y_algorithm) = (
+                _library_and_algorithm(x), _library_and_algorithm(y))
+            if x_algorithm != y_algorithm or x_library == y_library:
+                continue
+            pairs.append((y, x) if y_library == HOME_LIBRARY else (x, y))
+    return pairs
+
+
+def improvement_probabilities(scores, reps=2000, seed=0, confidence=0.95):
+    """{(X, Y): (P(X > Y), low, high, tasks)} for the comparison pairs, on
+    the tasks both agents have runs on."""
+    probabilities = {}
+    for x, y in comparison_pairs(sorted(scores)):
+        tasks = sorted(set(scores[x]) & set(scores[y]))
+        if tasks:
+            probabilities[x, y] = (*aggregates.probability_of_improvement_with_ci(
+                [scores[x][task] for task in tasks],
+                [scores[y][task] for task in tasks], reps, confidence, seed),
+                tasks)
+    return probabilities
 
 
 def scores_by_step(runs, agent, table=None):
@@ -361,8 +397,25 @@ def curve_notes(runs, curves):
     return notes
 
 
+def _improvement_section(probabilities, confidence):
+    if not probabilities:
+        return []
+    return [
+        '## Probability of improvement', '',
+        'P(X > Y): the probability that a run of X scores above a run of Y '
+        'on a task drawn at random (ties count half), over the tasks both '
+        f'ran, with its {confidence:.0%} stratified bootstrap interval. 0.5 '
+        'is parity; an interval wholly below 0.5 says Y learns better, '
+        'wholly above that X does.', '',
+        _table(['X', 'Y', 'P(X > Y)', 'tasks'],
+               [[x, y, _interval(value, low, high), len(tasks)]
+                for (x, y), (value, low, high, tasks)
+                in probabilities.items()], text_columns=(0, 1)), '']
+
+
 def format_report(runs, scores, metrics, notices, steps, reps, seed,
-                  confidence, protocol, figures, table=None, notes=()):
+                  confidence, protocol, figures, table=None, notes=(),
+                  probabilities=None):
     table = REFERENCE_SCORES if table is None else table
     agents, tasks = agents_and_tasks(runs)
     where = ('the evaluation at each run\'s planned length (benchmark.steps)'
@@ -391,6 +444,7 @@ def format_report(runs, scores, metrics, notices, steps, reps, seed,
         'Optimality gap: the mean shortfall from the reference score '
         '(lower is better).', '',
         f"![Aggregate metrics]({figures['aggregates']})", '',
+        *_improvement_section(probabilities or {}, confidence),
         '## Final returns per task', '',
         'Mean ± standard deviation (ddof 0) over seeds of the final '
         'evaluation return.', '',
@@ -437,11 +491,20 @@ def _write_aggregates_csv(metrics, scores, path):
     pd.DataFrame(rows).to_csv(path, index=False)
 
 
+def _write_improvement_csv(probabilities, path):
+    import pandas as pd
+    rows = [{'x': x, 'y': y, 'probability': value, 'low': low, 'high': high,
+             'tasks': ' '.join(tasks)}
+            for (x, y), (value, low, high, tasks) in probabilities.items()]
+    pd.DataFrame(rows, columns=['x', 'y', 'probability', 'low', 'high',
+                                'tasks']).to_csv(path, index=False)
+
+
 def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
                  confidence=0.95, table=None):
-    """Writes report.md, aggregates.csv and the three PNG figures into
-    ``output_dir``; returns a Report (its markdown, the notices about runs
-    left out, the folder)."""
+    """Writes report.md, aggregates.csv, improvement.csv and the three PNG
+    figures into ``output_dir``; returns a Report (its markdown, the
+    notices about runs left out, the folder)."""
     if steps is not None and steps < 1:
         raise ResultsError(f"--steps must be a positive number, got {steps}.")
     if reps < 1:
@@ -449,6 +512,7 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
     runs, notices = collect_runs(trials, steps)
     scores = normalized_scores(runs, table)
     metrics = aggregate_metrics(scores, reps, seed, confidence)
+    probabilities = improvement_probabilities(scores, reps, seed, confidence)
     agents, _ = agents_and_tasks(runs)
     curves = {agent: aggregates.sample_efficiency_curve(
         scores_by_step(runs, agent, table), aggregates.iqm, reps,
@@ -468,12 +532,14 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
                        dpi=figure.dpi)
     _write_aggregates_csv(metrics, scores,
                           os.path.join(output_dir, AGGREGATES_FILE))
+    _write_improvement_csv(probabilities,
+                           os.path.join(output_dir, IMPROVEMENT_FILE))
     used = {run.path for run in runs}
     protocol = _evaluation_protocol(
         [trial.params for trial in trials if trial.path in used])
     markdown = format_report(runs, scores, metrics, notices, steps, reps,
                              seed, confidence, protocol, FIGURES, table,
-                             curve_notes(runs, curves))
+                             curve_notes(runs, curves), probabilities)
     report = Report(markdown, notices, output_dir)
     with open(report.path, 'w') as f:
         f.write(markdown)

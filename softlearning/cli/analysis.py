@@ -99,11 +99,13 @@ def _report_parser():
         'optimality gap of the normalized scores over all runs x tasks, '
         'each with a 95% stratified bootstrap confidence interval (runs '
         'resampled within each task); per task: the final return, mean ± '
-        'std over seeds. Figures: the aggregate metrics, sample-efficiency '
-        'curves (IQM against environment steps) and performance profiles, '
-        'with confidence bands. Writes report.md, aggregates.csv and the '
-        'PNGs, and prints the markdown. Unfinished runs are left out, with '
-        'a notice.')
+        'std over seeds; for each algorithm that two libraries ran, the '
+        'probability of improvement P(softlearning X > other X) with its '
+        'interval (0.5: parity). Figures: the aggregate metrics, '
+        'sample-efficiency curves (IQM against environment steps) and '
+        'performance profiles, with confidence bands. Writes report.md, '
+        'aggregates.csv, improvement.csv and the PNGs, and prints the '
+        'markdown. Unfinished runs are left out, with a notice.')
     parser.add_argument('--output-dir', default=None, metavar='OUT',
                         help='Folder for report.md and the figures '
                              '(default: <first DIR>/report).')
