@@ -28,6 +28,7 @@ TINY_SUITE = {
     'options': {'trial_cpus': 1}, 'config': {
         key: value for key, value in TINY_CONFIG.items()
         if key != 'algorithm_params.config.eval_n_episodes'},
+    'label': 'tiny networks',
 }
 
 
@@ -56,6 +57,33 @@ def test_suite_file_defaults_and_protocol(tmp_path):
         'algorithm_params.config.n_initial_exploration_steps': 10000}
 
 
+def test_a_suite_with_overrides_is_labelled_by_them(tmp_path):
+    from softlearning.experiments.benchmark import benchmark_entry
+    plain = {'algorithms': ['SAC'], 'environments': ['gym/Hopper/v5'],
+             'seeds': [0], 'steps': 5000}
+    suite = load_suite(write_suite(tmp_path, {**plain, 'config': {
+        'algorithm_params.config.fused_steps': 1,
+        'policy_params.config.hidden_layer_sizes': [64],
+        'Q_params.config.hidden_layer_sizes': [64]}}))
+    # (In the file's order: write_suite's YAML sorts the keys.)
+    assert suite.label == ('Q_params.config.hidden_layer_sizes=[64], '
+                           'fused_steps=1, policy_params.config.'
+                           'hidden_layer_sizes=[64]')
+    environment = ('gym', 'Hopper', 'v5')
+    assert benchmark_entry(suite, 'SAC', environment)['label'] == suite.label
+    named = load_suite(write_suite(tmp_path, {
+        **plain, 'label': 'per-step updates',
+        'config': {'algorithm_params.config.fused_steps': 1}}))
+    assert named.label == 'per-step updates'
+    # The defaults have no label, in the trials and in the suite's record
+    # (suite.json, which a resume compares with the file).
+    defaults = load_suite(write_suite(tmp_path, plain))
+    assert defaults.label == ''
+    assert 'label' not in benchmark_entry(defaults, 'SAC', environment)
+    assert 'label' not in defaults.as_dict()
+    assert named.as_dict()['label'] == 'per-step updates'
+
+
 BAD_SUITES = [
     ({'algorithms': ['SAC', 'PPO']}, "algorithm 'PPO' is not one of SAC"),
     ({'environments': ['HalfCheetah-v5']},
@@ -69,6 +97,7 @@ BAD_SUITES = [
     ({'config': {'algorithm_params.config.eval_n_episodes': 3}},
      "is set by the suite's evaluation.episodes"),
     ({'options': {'seed': 3}}, "options.seed is the suite's own"),
+    ({'label': 3}, "'label' must be a string, got 3"),
 ]
 
 
@@ -106,7 +135,8 @@ def test_dry_run_names_trials_protocol_and_folder(tmp_path):
     result = run_cli('benchmark', path, '--dry-run',
                      '--local-dir', tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert ('Suite tiny: SAC, TD3 on gym/Pendulum/v1, seeds 0: 2 trials of '
+    assert ('Suite tiny: SAC, TD3 (tiny networks) on gym/Pendulum/v1, '
+            'seeds 0: 2 trials of '
             '600 steps (100 warm-up), evaluated every 100 steps on 1 '
             'episodes (reset seeds 1000-1000).') in result.stdout
     assert f"Results: {tmp_path}/benchmarks/tiny (a new experiment)" in (

@@ -194,6 +194,21 @@ def test_comparison_pairs_put_softlearning_first():
     assert comparison_pairs(agents) == [
         ('sb3 SAC', 'sbx SAC'), ('softlearning SAC', 'sb3 SAC'),
         ('softlearning SAC', 'sbx SAC'), ('softlearning TD3', 'sbx TD3')]
+    from types import SimpleNamespace
+
+    from softlearning.analysis.benchmark_report import agent_name
+    params = {'benchmark.library': 'softlearning', 'benchmark.algorithm': 'SAC'}
+    assert agent_name(SimpleNamespace(params=params)) == 'softlearning SAC'
+    assert agent_name(SimpleNamespace(params={
+        **params, 'benchmark.label': 'fused_steps=1'})) == (
+        'softlearning SAC (fused_steps=1)')
+    # An ablation (a suite with config overrides) against the defaults and
+    # the peer.
+    ablation = 'softlearning SAC (fused_steps=1)'
+    assert comparison_pairs(sorted(['sbx SAC', 'softlearning SAC',
+                                    ablation])) == [
+        ('softlearning SAC', 'sbx SAC'), (ablation, 'sbx SAC'),
+        (ablation, 'softlearning SAC')]
 
 
 # End to end: benchmark trial folders as a suite writes them.

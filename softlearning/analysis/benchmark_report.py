@@ -23,6 +23,7 @@ from .results import PARAMS_FILE, ResultsError, _sort_key, format_value
 from .summary import DEFAULT_METRIC, STEPS_COLUMN
 
 LIBRARY_KEY = 'benchmark.library'
+LABEL_KEY = 'benchmark.label'
 ALGORITHM_KEY = 'benchmark.algorithm'
 TASK_KEY = 'benchmark.environment'
 LENGTH_KEY = 'benchmark.steps'
@@ -65,8 +66,10 @@ class Report:
 
 
 def agent_name(trial):
-    return (f"{trial.params[LIBRARY_KEY]} "
-            f"{trial.params[ALGORITHM_KEY]}")
+    """"<library> <algorithm>", and "(<label>)" for a suite's overrides."""
+    label = trial.params.get(LABEL_KEY)
+    return (f"{trial.params[LIBRARY_KEY]} {trial.params[ALGORITHM_KEY]}"
+            + (f" ({label})" if label else ''))
 
 
 def check_benchmark_trials(trials):
@@ -195,23 +198,32 @@ def aggregate_metrics(scores, reps=2000, seed=0, confidence=0.95):
             for agent, by_task in scores.items()}
 
 
-def _library_and_algorithm(agent):
-    library, _, algorithm = agent.partition(' ')
-    return library, algorithm
+def _parts(agent):
+    """(library, algorithm, label) of an agent's name."""
+    library, _, rest = agent.partition(' ')
+    algorithm, _, label = rest.partition(' ')
+    return library, algorithm, label
+
+
+def _goes_first(agent):
+    """Which side of a pair is X: softlearning before a peer, an ablation
+    (a labelled agent) before the defaults it changes."""
+    library, _, label = _parts(agent)
+    return (library != HOME_LIBRARY, not label)
 
 
 def comparison_pairs(agents):
-    """(X, Y) pairs of agents that run the same algorithm in different
-    libraries, X softlearning's when it is one of them (else the first by
-    name): the comparisons a learning-quality report is for."""
+    """(X, Y) pairs of agents that run the same algorithm: softlearning
+    against a peer library, an ablation against softlearning's defaults or
+    a peer (X: softlearning's, the ablation; else the first by name). The
+    comparisons a learning-quality report is for."""
     pairs = []
     for i, x in enumerate(agents):
         for y in agents[i + 1:]:
-            (x_library, x_algorithm), (y_library, y_algorithm) = (
-                _library_and_algorithm(x), _library_and_algorithm(y))
-            if x_algorithm != y_algorithm or x_library == y_library:
+            if _parts(x)[1] != _parts(y)[1]:
                 continue
-            pairs.append((y, x) if y_library == HOME_LIBRARY else (x, y))
+            pairs.append((y, x) if _goes_first(y) < _goes_first(x)
+                         else (x, y))
     return pairs
 
 

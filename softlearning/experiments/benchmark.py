@@ -15,6 +15,8 @@ A suite file (YAML, or JSON for a .json name):
       interval: 5000                  # evaluate every `interval` steps (an epoch)
     options: {trial_cpus: 1}          # any run_example option, by name
     config: {}                        # --config overrides for every run
+    label: ''                         # names the overrides in reports; default:
+                                      # from config, e.g. "fused_steps=1"
 
 Every evaluation runs the same episodes (the same reset seeds) for every
 algorithm, seed and peer library (benchmarks/peers.py follows the same
@@ -24,6 +26,11 @@ reward; the protocol is recorded in each trial's ``params.json`` under
 same suite again resumes it there: finished trials are kept, unfinished
 ones continue from their last checkpoints (taken every evaluation, with
 the replay pool).
+
+A suite with ``config`` overrides is an ablation of the defaults: its agents
+are reported as "softlearning SAC (fused_steps=1)" beside the default
+"softlearning SAC", and compared with it (``softlearning report`` on both
+folders).
 """
 
 import dataclasses
@@ -38,7 +45,7 @@ from .errors import ExperimentError
 DEFAULT_EVALUATION = {'episodes': 10, 'first_seed': 1000, 'interval': 5000}
 DEFAULT_WARMUP_STEPS = 10000
 SUITE_KEYS = ('name', 'algorithms', 'environments', 'seeds', 'steps',
-              'warmup_steps', 'evaluation', 'options', 'config')
+              'warmup_steps', 'evaluation', 'options', 'config', 'label')
 # What the suite sets itself, by the variant entries it writes.
 PROTOCOL_KEYS = {
     'algorithm_params.config.epoch_length': 'evaluation.interval',
@@ -73,6 +80,7 @@ class Suite:
     evaluation: dict
     options: dict
     config: dict
+    label: str = ''         # '' for the defaults
 
     def cells(self):
         """[(algorithm, (universe, domain, task))], algorithms outermost."""
@@ -80,8 +88,11 @@ class Suite:
                 for environment in self.environments]
 
     def as_dict(self):
-        return {**dataclasses.asdict(self), 'environments': [
+        entries = {**dataclasses.asdict(self), 'environments': [
             '/'.join(environment) for environment in self.environments]}
+        if not self.label:  # as suites were written before labels
+            del entries['label']
+        return entries
 
 
 # The suite file ----------------------------------------------------------
@@ -185,6 +196,9 @@ def load_suite(path, name=None):
         if key in PROTOCOL_KEYS:
             raise SuiteError(f"{path}: config '{key}' is set by the suite's "
                              f"{PROTOCOL_KEYS[key]}; set it there.")
+    label = suite.get('label', config_label(config))
+    if not isinstance(label, str):
+        raise SuiteError(f"{path}: 'label' must be a string, got {label!r}.")
     return Suite(
         name=name or suite.get('name') or os.path.splitext(
             os.path.basename(path))[0],
@@ -196,7 +210,22 @@ def load_suite(path, name=None):
         steps=steps, warmup_steps=warmup, evaluation=evaluation,
         options={key.replace('-', '_'): value
                  for key, value in options.items()},
-        config=dict(config))
+        config=dict(config), label=label.strip())
+
+
+def config_label(config):
+    """A short name for config overrides: each entry by the shortest end of
+    its name that no other entry shares, and its value; 'fused_steps=1' for
+    {'algorithm_params.config.fused_steps': 1}."""
+    def short(key):
+        parts = key.split('.')
+        for start in range(len(parts) - 1, -1, -1):
+            end = '.'.join(parts[start:])
+            if sum(other.endswith(end) for other in config) == 1:
+                return end
+        return key
+    return ', '.join(f"{short(key)}={value}"
+                     for key, value in config.items())
 
 
 # The Tune experiment -------------------------------------------------------
@@ -221,8 +250,9 @@ def benchmark_entry(suite, algorithm, environment, library='softlearning'):
     groups by, and the protocol (peers write the same)."""
     import softlearning
     universe, domain, task = environment
+    label = {'label': suite.label} if suite.label else {}
     return {
-        'suite': suite.name, 'library': library,
+        'suite': suite.name, 'library': library, **label,
         'library_version': softlearning.__version__,
         'algorithm': algorithm, 'environment': '/'.join(environment),
         'run': f'{algorithm}-{domain}-{task}',
@@ -385,8 +415,9 @@ def describe(suite, experiment):
              else 'resuming it (finished trials are kept'
              + (', errored ones start over)' if experiment.restart_errored
                 else ')'))
+    label = f" ({suite.label})" if suite.label else ''
     return (
-        f"Suite {suite.name}: {', '.join(suite.algorithms)} on "
+        f"Suite {suite.name}: {', '.join(suite.algorithms)}{label} on "
         f"{', '.join('/'.join(e) for e in suite.environments)}, seeds "
         f"{', '.join(map(str, suite.seeds))}: {runs} trials of "
         f"{suite.steps:,} steps ({suite.warmup_steps:,} warm-up), evaluated "
