@@ -314,17 +314,20 @@ def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
         "in: seeds)")
 
 
-SHIPPED_SUITES = sorted(os.listdir(os.path.join(REPO_ROOT, 'examples',
-                                                'benchmarks')))
+SUITES_FOLDER = os.path.join(REPO_ROOT, 'examples', 'benchmarks')
+SHIPPED_SUITES = sorted(
+    os.path.relpath(path, SUITES_FOLDER) for path in glob.glob(
+        os.path.join(SUITES_FOLDER, '**', '*.yaml'), recursive=True))
 
 
 @pytest.mark.parametrize('name', SHIPPED_SUITES)
 def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
     """Each suite in examples/benchmarks loads and every cell's variant is
-    built (what ``softlearning benchmark`` does before Ray starts)."""
+    built (what ``softlearning benchmark`` does before Ray starts); an
+    ablation (under ablations/) changes something and is labelled by it."""
     from softlearning.experiments.benchmark import prepare_suite
-    suite = load_suite(os.path.join(REPO_ROOT, 'examples', 'benchmarks',
-                                    name))
+    suite = load_suite(os.path.join(SUITES_FOLDER, name))
+    assert bool(suite.label) == name.startswith('ablations' + os.sep)
     experiment = prepare_suite(suite, local_dir=str(tmp_path), cpus=2)
     spec = experiment.variant_spec
     # One grid: every algorithm x environment cell, times every seed.
@@ -333,6 +336,7 @@ def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
         for algorithm, (_, domain, task) in suite.cells()]
     assert spec['run_params']['seed']['grid_search'] == list(suite.seeds)
     assert spec['benchmark']['steps'] == suite.steps
+    assert spec['benchmark'].get('label', '') == suite.label
 
 
 # Two cells, not two seeds of one: a grid over cells is what gives Tune's
