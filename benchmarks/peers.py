@@ -72,7 +72,9 @@ What still differs and cannot be set through the peers' arguments:
 - Initial weights: Keras (softlearning) draws kernels from Glorot uniform,
   Flax (SBX) from LeCun normal (truncated, variance 1/fan_in), PyTorch
   (SB3) from U(+-1/sqrt(fan_in)), biases included; Keras and Flax start
-  biases at zero.
+  biases at zero. (softlearning can draw Flax's: ``kernel_initializer:
+  lecun_normal`` in the actor's and critics' config, as
+  examples/benchmarks/ablations/sac_walker2d_lecun_init.yaml does.)
 - Adam's epsilon: 1e-8 in optax and PyTorch; Keras's 1e-7 is added to the
   square root of the uncorrected second moment, i.e. 1e-7 / sqrt(1 -
   beta_2^t) in optax's and PyTorch's form (3e-6 at the first update, about

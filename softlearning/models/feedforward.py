@@ -6,8 +6,9 @@ import tf_keras as keras
 
 from .batch_renorm import BatchRenormalization
 # The numpy mirror lives in a TensorFlow-free module; re-exported here.
-from .numpy_mlp import (NUMPY_ACTIVATIONS, NumpyMirror,  # noqa: F401
-                        flat_size, layer_weights, set_layer_weights)
+from .numpy_mlp import (DEFAULT_KERNEL_INITIALIZER,  # noqa: F401
+                        NUMPY_ACTIVATIONS, NumpyMirror, flat_size,
+                        layer_weights, set_layer_weights)
 
 
 def batch_renorm_options(batch_renorm):
@@ -18,15 +19,18 @@ def batch_renorm_options(batch_renorm):
     return {} if batch_renorm is True else dict(batch_renorm)
 
 
-def _hidden_layers(units, activation, layer_norm, batch_renorm):
+def _hidden_layers(units, activation, layer_norm, batch_renorm,
+                   kernel_initializer):
     """Dense -> activation, or with ``layer_norm`` Dense -> LayerNorm ->
     activation (DroQ's critics; dropout goes after the Dense, see
     ``apply_with_dropout``); with ``batch_renorm`` (CrossQ's) a batch
     renormalization layer after the activation."""
     if not layer_norm:
-        layers = [keras.layers.Dense(units, activation=activation)]
+        layers = [keras.layers.Dense(units, activation=activation,
+                                     kernel_initializer=kernel_initializer)]
     else:
-        layers = [keras.layers.Dense(units),
+        layers = [keras.layers.Dense(units,
+                                     kernel_initializer=kernel_initializer),
                   keras.layers.LayerNormalization(),
                   keras.layers.Activation(activation)]
     if batch_renorm is not None:
@@ -37,11 +41,14 @@ def _hidden_layers(units, activation, layer_norm, batch_renorm):
 def feedforward_model(input_size, hidden_layer_sizes, output_size,
                       activation='relu', output_activation='linear',
                       name='feedforward_model', layer_norm=False,
-                      batch_renorm=None):
+                      batch_renorm=None,
+                      kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
     """A Dense stack. ``batch_renorm`` (True or BatchRenormalization's
     options): CrossQ's network, which also normalizes its input; call the
     model with ``training=True`` where the minibatch's statistics are to be
-    used and the running ones updated (inference mode otherwise)."""
+    used and the running ones updated (inference mode otherwise).
+    ``kernel_initializer``: every Dense layer's (models/numpy_mlp.py's
+    KERNEL_INITIALIZERS); biases start at zero."""
     batch_renorm = batch_renorm_options(batch_renorm)
     input_layers = ([] if batch_renorm is None
                     else [BatchRenormalization(**batch_renorm)])
@@ -49,8 +56,9 @@ def feedforward_model(input_size, hidden_layer_sizes, output_size,
         input_layers
         + [layer for units in hidden_layer_sizes
            for layer in _hidden_layers(units, activation, layer_norm,
-                                       batch_renorm)]
-        + [keras.layers.Dense(output_size, activation=output_activation)],
+                                       batch_renorm, kernel_initializer)]
+        + [keras.layers.Dense(output_size, activation=output_activation,
+                              kernel_initializer=kernel_initializer)],
         name=name)
     model.build((None, input_size))
     return model

@@ -7,18 +7,27 @@ builders are models/feedforward.py's ``build_network``.
   normalization (models/simba.py).
 """
 
-from .numpy_mlp import NumpyMirror, NumpyMLP, dense_stack_shapes
+from .numpy_mlp import (DEFAULT_KERNEL_INITIALIZER, KERNEL_INITIALIZERS,
+                        NumpyMirror, NumpyMLP, dense_stack_shapes)
 from .numpy_simba import NumpySimba, NumpySimbaMirror, simba_shapes
 
 NETWORKS = ('mlp', 'simba')
 
 
-def check_network(network, batch_renorm=None, encoder=None):
+def check_network(network, batch_renorm=None, encoder=None,
+                  kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
     """``network``, or one ValueError naming the valid ones (or what does
     not combine with it)."""
     if network not in NETWORKS:
         raise ValueError(f"Unknown network '{network}'; valid networks: "
                          f"{', '.join(NETWORKS)}")
+    if kernel_initializer not in KERNEL_INITIALIZERS:
+        raise ValueError(f"Unknown kernel_initializer '{kernel_initializer}';"
+                         f" valid: {', '.join(KERNEL_INITIALIZERS)}")
+    if network == 'simba' and kernel_initializer != (
+            DEFAULT_KERNEL_INITIALIZER):
+        raise ValueError("A SimBa network sets its own initializers; drop "
+                         "kernel_initializer or use network 'mlp'.")
     if network == 'simba' and batch_renorm:
         raise ValueError("A SimBa network has no batch renormalization "
                          "option (batch_renorm); use network 'mlp'.")
@@ -26,6 +35,15 @@ def check_network(network, batch_renorm=None, encoder=None):
         raise ValueError("A SimBa network reads state observations; a pixel "
                          "agent's encoder is not supported.")
     return network
+
+
+def refuse_kernel_initializer(options, what):
+    """One ValueError if ``options`` (a recurrent network's constructor
+    keywords) asks for another kernel initializer: an LSTM's are its own."""
+    chosen = options.pop('kernel_initializer', DEFAULT_KERNEL_INITIALIZER)
+    if chosen != DEFAULT_KERNEL_INITIALIZER:
+        raise ValueError(f"{what} keeps Keras's initializers; drop "
+                         f"kernel_initializer (got '{chosen}').")
 
 
 def numpy_network_class(network):

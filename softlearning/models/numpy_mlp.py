@@ -46,17 +46,43 @@ def _batch_renorm_shapes(size):
     return [StartsAtOne((size,)), (size,), (size,), StartsAtOne((size,)), ()]
 
 
-def initial_weights(shapes, np_random):
-    """Keras' default initialization for weights of ``shapes``: Glorot-
-    uniform kernels, ones where the shape says so, zeros elsewhere."""
+# The Dense kernels' initializers a network can start from (``kernel_
+# initializer`` in an actor's or critic's config): Keras's default, and
+# Flax's (SBX's networks), which draws the first layer's weights far wider.
+KERNEL_INITIALIZERS = ('glorot_uniform', 'lecun_normal')
+DEFAULT_KERNEL_INITIALIZER = 'glorot_uniform'
+# Keras truncates lecun_normal at two standard deviations and widens the
+# normal it draws from by this factor, so that the result has variance
+# 1 / fan_in (the std of a standard normal truncated at +-2).
+TRUNCATED_NORMAL_STD = 0.87962566103423978
+
+
+def _kernel(shape, np_random, kernel_initializer):
+    fan_in, fan_out = shape
+    if kernel_initializer == 'glorot_uniform':
+        limit = np.sqrt(6.0 / (fan_in + fan_out))
+        return np_random.uniform(-limit, limit, shape)
+    std = np.sqrt(1.0 / fan_in) / TRUNCATED_NORMAL_STD
+    draws = np_random.normal(size=shape)
+    outside = np.abs(draws) > 2
+    while outside.any():  # redrawn, as a truncated normal is
+        draws[outside] = np_random.normal(size=int(outside.sum()))
+        outside = np.abs(draws) > 2
+    return std * draws
+
+
+def initial_weights(shapes, np_random,
+                    kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
+    """Keras' initialization for weights of ``shapes``: kernels from
+    ``kernel_initializer`` (one of KERNEL_INITIALIZERS), ones where the
+    shape says so, zeros elsewhere."""
     weights = []
     for shape in shapes:
         if isinstance(shape, StartsAtOne):
             weights.append(np.ones(shape, np.float32))
         elif len(shape) == 2:
-            limit = np.sqrt(6.0 / sum(shape))
-            weights.append(np_random.uniform(-limit, limit, shape).astype(
-                np.float32))
+            weights.append(_kernel(shape, np_random,
+                                   kernel_initializer).astype(np.float32))
         else:
             weights.append(np.zeros(shape, np.float32))
     return weights

@@ -13,7 +13,8 @@ import tensorflow as tf
 from softlearning.models import NumpyMirror, concat_observations, flat_size
 from softlearning.models.feedforward import (build_network, layer_weights,
                                              set_layer_weights)
-from softlearning.models.networks import check_network, numpy_mirror_class
+from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
+                                          check_network, numpy_mirror_class)
 
 from .base_policy import BasePolicy
 from .numpy_policies import NumpyActing, network_input_layout
@@ -27,15 +28,18 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, seed=None, name=None, encoder=None,
-                 batch_renorm=None, network='mlp'):
+                 batch_renorm=None, network='mlp',
+                 kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
         """``encoder``: a pixel agent's ConvEncoder (models/conv_encoder.py),
         owned and trained by the Q-functions; the policy reads its features
         without updating it. ``batch_renorm``: CrossQ's batch
         renormalization layers (models/feedforward.py), True or their
         options; the policy's update runs them in training mode, acting and
         targets in inference mode. ``network``: 'mlp' or 'simba'
-        (models/networks.py; SimBa's blocks, one per hidden layer size)."""
-        check_network(network, batch_renorm, encoder)
+        (models/networks.py; SimBa's blocks, one per hidden layer size).
+        ``kernel_initializer``: an 'mlp' network's Dense kernels'
+        (models/numpy_mlp.py's KERNEL_INITIALIZERS)."""
+        check_network(network, batch_renorm, encoder, kernel_initializer)
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._encoder = encoder
@@ -50,6 +54,9 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
                 batch_renorm)
         if network != 'mlp':
             self._config['network'] = network
+        if kernel_initializer != DEFAULT_KERNEL_INITIALIZER:
+            self._config['kernel_initializer'] = model_options[
+                'kernel_initializer'] = kernel_initializer
         self._name = name or self.default_name
         self._action_size = int(np.prod(action_shape))
         layout = self.numpy_class

@@ -26,8 +26,10 @@ import numpy as np
 from softlearning.models.numpy_conv import NumpyConvEncoder
 from softlearning.models.numpy_lstm import (NumpyRecurrentNetwork,
                                             recurrent_network_shapes)
-from softlearning.models.networks import (check_network, network_shapes,
-                                          numpy_network_class)
+from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
+                                          check_network, network_shapes,
+                                          numpy_network_class,
+                                          refuse_kernel_initializer)
 from softlearning.models.numpy_mlp import NumpyMLP, flat_size, initial_weights
 
 from .base_policy import BasePolicy
@@ -105,14 +107,18 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, seed=None, name=None,
-                 encoder_config=None, batch_renorm=None, network='mlp'):
+                 encoder_config=None, batch_renorm=None, network='mlp',
+                 kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
         """``encoder_config``: the settings of a pixel agent's encoder
         (models/numpy_conv.py), whose weights come first in the list
         ``set_weights`` loads. ``batch_renorm``: the network has CrossQ's
         batch renormalization layers (acting uses their running
-        statistics). ``network``: 'mlp' or 'simba' (models/networks.py)."""
+        statistics). ``network``: 'mlp' or 'simba' (models/networks.py).
+        ``kernel_initializer``: the TensorFlow policy's, which the weights
+        this policy starts from (until the learner's arrive) follow."""
         self._batch_renorm = bool(batch_renorm)
-        self._network = check_network(network, batch_renorm, encoder_config)
+        self._network = check_network(network, batch_renorm, encoder_config,
+                                      kernel_initializer)
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._action_size = int(np.prod(action_shape))
@@ -132,12 +138,13 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
                                     self._action_size),
             hidden_layer_sizes,
             self.network_output_size(self._action_size))
-        # Until the learner's weights arrive: Keras' default initialization,
-        # so the policy can act.
+        # Until the learner's weights arrive: Keras' initialization, so the
+        # policy can act.
         network_class = (numpy_network_class(network) if network != 'mlp'
                          else self.network_class)
         self._acting_network = network_class(
-            initial_weights(self._weight_shapes, self._np_random),
+            initial_weights(self._weight_shapes, self._np_random,
+                            kernel_initializer),
             activation, self.output_activation)
 
     network_class = NumpyMLP
@@ -249,6 +256,7 @@ class RecurrentActing:
     network_class = NumpyRecurrentNetwork
 
     def __init__(self, *args, lstm_units=64, **kwargs):
+        refuse_kernel_initializer(kwargs, 'A recurrent policy')
         self.lstm_units = int(lstm_units)
         super().__init__(*args, **kwargs)
 

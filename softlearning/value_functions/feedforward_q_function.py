@@ -5,7 +5,8 @@ import tensorflow as tf
 
 from softlearning.models import concat_observations, feedforward_model, flat_size
 from softlearning.models.feedforward import apply_with_dropout, build_network
-from softlearning.models.networks import check_network
+from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
+                                          check_network)
 
 
 class FeedforwardQFunction:
@@ -14,7 +15,9 @@ class FeedforwardQFunction:
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, name='Q', encoder=None,
                  dropout_rate=0.0, layer_norm=False, batch_renorm=None,
-                 network='mlp', **model_options):
+                 network='mlp',
+                 kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
+                 **model_options):
         """``encoder`` (a ConvEncoder, models/conv_encoder.py) turns the
         observations into the network's input; without one they are
         concatenated. Twin Q-functions share one encoder, which their loss
@@ -24,8 +27,11 @@ class FeedforwardQFunction:
         renormalization of the input and after each hidden layer; True or
         the layers' options, models/batch_renorm.py). ``network``: 'mlp'
         or 'simba' (models/networks.py; the observations normalized, the
-        actions not)."""
-        check_network(network, batch_renorm, encoder)
+        actions not). ``kernel_initializer``: an 'mlp' network's Dense
+        kernels' (models/numpy_mlp.py's KERNEL_INITIALIZERS)."""
+        check_network(network, batch_renorm, encoder, kernel_initializer)
+        if kernel_initializer != DEFAULT_KERNEL_INITIALIZER:
+            model_options['kernel_initializer'] = kernel_initializer
         if network != 'mlp':
             model_options['network'] = network
         if dropout_rate or layer_norm:
@@ -58,7 +64,8 @@ class FeedforwardQFunction:
 
     def _build_model(self, observation_size, action_size, hidden_layer_sizes,
                      activation, name, output_size=1, dropout_rate=0.0,
-                     layer_norm=False, batch_renorm=None, network='mlp'):
+                     layer_norm=False, batch_renorm=None, network='mlp',
+                     kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
         """``output_size``: 1 for Q(s, a); M for a critic that predicts M
         quantiles of the return (TQC)."""
         if network == 'simba':
@@ -75,7 +82,8 @@ class FeedforwardQFunction:
         return feedforward_model(
             observation_size + action_size, hidden_layer_sizes,
             int(output_size), activation=activation, name=name,
-            layer_norm=bool(layer_norm), batch_renorm=batch_renorm)
+            layer_norm=bool(layer_norm), batch_renorm=batch_renorm,
+            kernel_initializer=kernel_initializer)
 
     def network_inputs(self, observations):
         """What the network reads of the observations: the encoder's

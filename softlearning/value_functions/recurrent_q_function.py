@@ -6,6 +6,7 @@ Inputs are sequences: observations (B, T, ...) and actions (B, T, |A|) give
 critic's loss trains the critic's summarizer only.
 """
 
+from softlearning.models.networks import refuse_kernel_initializer
 from softlearning.models.recurrent import recurrent_model
 
 from .feedforward_q_function import FeedforwardQFunction
@@ -14,6 +15,7 @@ from .feedforward_q_function import FeedforwardQFunction
 class RecurrentQFunction(FeedforwardQFunction):
 
     def __init__(self, *args, lstm_units=64, **kwargs):
+        refuse_kernel_initializer(kwargs, 'A recurrent Q-function')
         super().__init__(*args, lstm_units=int(lstm_units), **kwargs)
 
     def _build_model(self, observation_size, action_size, hidden_layer_sizes,
