@@ -188,10 +188,17 @@ def test_probability_of_improvement_interval():
 
 
 def test_comparison_pairs_put_softlearning_first():
-    from softlearning.analysis.benchmark_report import comparison_pairs
-    agents = ['sb3 SAC', 'sbx SAC', 'sbx TD3', 'softlearning SAC',
-              'softlearning TD3', 'softlearning TQC']
-    assert comparison_pairs(agents) == [
+    from softlearning.analysis.benchmark_report import (
+        Agent, comparison_pairs)
+
+    def pairs(*agents):
+        agents = sorted(agents, key=lambda agent: agent.name)
+        return [(x.name, y.name) for x, y in comparison_pairs(agents)]
+
+    assert pairs(Agent('sb3', 'SAC'), Agent('sbx', 'SAC'),
+                 Agent('sbx', 'TD3'), Agent('softlearning', 'SAC'),
+                 Agent('softlearning', 'TD3'),
+                 Agent('softlearning', 'TQC')) == [
         ('sb3 SAC', 'sbx SAC'), ('softlearning SAC', 'sb3 SAC'),
         ('softlearning SAC', 'sbx SAC'), ('softlearning TD3', 'sbx TD3')]
     from types import SimpleNamespace
@@ -203,12 +210,16 @@ def test_comparison_pairs_put_softlearning_first():
         **params, 'benchmark.label': 'fused_steps=1'})) == (
         'softlearning SAC (fused_steps=1)')
     # An ablation (a suite with config overrides) against the defaults and
-    # the peer.
-    ablation = 'softlearning SAC (fused_steps=1)'
-    assert comparison_pairs(sorted(['sbx SAC', 'softlearning SAC',
-                                    ablation])) == [
-        ('softlearning SAC', 'sbx SAC'), (ablation, 'sbx SAC'),
-        (ablation, 'softlearning SAC')]
+    # the peer; its label may hold spaces.
+    ablation = Agent('softlearning', 'SAC', 'LeCun-normal kernels')
+    assert pairs(Agent('sbx', 'SAC'), Agent('softlearning', 'SAC'),
+                 ablation) == [
+        ('softlearning SAC', 'sbx SAC'), (ablation.name, 'sbx SAC'),
+        (ablation.name, 'softlearning SAC')]
+    # A peer's algorithm name with a space is still that algorithm.
+    assert pairs(Agent('rllib', 'SAC v2'), Agent('softlearning', 'SAC'),
+                 Agent('softlearning', 'SAC v2')) == [
+        ('softlearning SAC v2', 'rllib SAC v2')]
 
 
 # End to end: benchmark trial folders as a suite writes them.

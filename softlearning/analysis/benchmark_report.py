@@ -7,9 +7,9 @@ the Statistical Precipice".
     softlearning report ~/ray_results/benchmarks/<suite> [--output-dir OUT]
 
 A benchmark trial's params.json has a ``benchmark`` section (library,
-algorithm, environment, steps, evaluation protocol). An agent is
-"<library> <algorithm>", a task is the environment, a run is one trial
-(agent, task, seed).
+algorithm, environment, steps, evaluation protocol, and an ablation's
+label). An agent is "<library> <algorithm>" (and "(<label>)"), a task is
+the environment, a run is one trial (agent, task, seed).
 """
 
 import dataclasses
@@ -41,9 +41,30 @@ FIGURES = {'aggregates': 'aggregate_metrics.png',
 PROFILE_POINTS = 101
 
 
+@dataclasses.dataclass(frozen=True)
+class Agent:
+    """Who made a run: a library, its algorithm, and the suite's label (an
+    ablation's config overrides; empty for the defaults)."""
+    library: str
+    algorithm: str
+    label: str = ''
+
+    @property
+    def name(self):
+        """"<library> <algorithm>", and "(<label>)" for an ablation."""
+        return (f"{self.library} {self.algorithm}"
+                + (f" ({self.label})" if self.label else ''))
+
+    @classmethod
+    def of(cls, trial):
+        return cls(trial.params[LIBRARY_KEY], trial.params[ALGORITHM_KEY],
+                   trial.params.get(LABEL_KEY) or '')
+
+
 @dataclasses.dataclass
 class Run:
-    agent: str
+    agent: str           # its Agent's name, the key of scores and figures
+    identity: Agent
     task: str
     seed: object
     path: str
@@ -66,10 +87,7 @@ class Report:
 
 
 def agent_name(trial):
-    """"<library> <algorithm>", and "(<label>)" for a suite's overrides."""
-    label = trial.params.get(LABEL_KEY)
-    return (f"{trial.params[LIBRARY_KEY]} {trial.params[ALGORITHM_KEY]}"
-            + (f" ({label})" if label else ''))
+    return Agent.of(trial).name
 
 
 def check_benchmark_trials(trials):
@@ -140,7 +158,8 @@ def collect_runs(trials, steps=None):
     check_benchmark_trials(trials)
     runs, notices, first_reason = [], [], None
     for trial in trials:
-        agent, task = agent_name(trial), trial.params[TASK_KEY]
+        identity, task = Agent.of(trial), trial.params[TASK_KEY]
+        agent = identity.name
         seed = trial.params.get(SEED_KEY)
         score, why_not = final_score(trial, steps)
         if score is None:
@@ -151,7 +170,7 @@ def collect_runs(trials, steps=None):
         step, final_return = score
         at, returns = _evaluations(trial)
         kept = at <= step
-        runs.append(Run(agent, task, seed, trial.path,
+        runs.append(Run(agent, identity, task, seed, trial.path,
                         trial.params[LENGTH_KEY], step, final_return,
                         at[kept], returns[kept]))
     if not runs:
@@ -198,40 +217,35 @@ def aggregate_metrics(scores, reps=2000, seed=0, confidence=0.95):
             for agent, by_task in scores.items()}
 
 
-def _parts(agent):
-    """(library, algorithm, label) of an agent's name."""
-    library, _, rest = agent.partition(' ')
-    algorithm, _, label = rest.partition(' ')
-    return library, algorithm, label
-
-
 def _goes_first(agent):
     """Which side of a pair is X: softlearning before a peer, an ablation
     (a labelled agent) before the defaults it changes."""
-    library, _, label = _parts(agent)
-    return (library != HOME_LIBRARY, not label)
+    return (agent.library != HOME_LIBRARY, not agent.label)
 
 
 def comparison_pairs(agents):
-    """(X, Y) pairs of agents that run the same algorithm: softlearning
+    """(X, Y) pairs of Agents that run the same algorithm: softlearning
     against a peer library, an ablation against softlearning's defaults or
-    a peer (X: softlearning's, the ablation; else the first by name). The
+    a peer (X: softlearning's, the ablation; else the first in order). The
     comparisons a learning-quality report is for."""
     pairs = []
     for i, x in enumerate(agents):
         for y in agents[i + 1:]:
-            if _parts(x)[1] != _parts(y)[1]:
+            if x.algorithm != y.algorithm:
                 continue
             pairs.append((y, x) if _goes_first(y) < _goes_first(x)
                          else (x, y))
     return pairs
 
 
-def improvement_probabilities(scores, reps=2000, seed=0, confidence=0.95):
-    """{(X, Y): (P(X > Y), low, high, tasks)} for the comparison pairs, on
-    the tasks both agents have runs on."""
+def improvement_probabilities(runs, scores, reps=2000, seed=0,
+                              confidence=0.95):
+    """{(X, Y): (P(X > Y), low, high, tasks)} by agent name, for the
+    comparison pairs of the runs' agents, on the tasks both have runs on."""
+    agents = sorted({run.identity for run in runs}, key=lambda a: a.name)
     probabilities = {}
-    for x, y in comparison_pairs(sorted(scores)):
+    for x, y in comparison_pairs(agents):
+        x, y = x.name, y.name
         tasks = sorted(set(scores[x]) & set(scores[y]))
         if tasks:
             probabilities[x, y] = (*aggregates.probability_of_improvement_with_ci(
@@ -524,7 +538,8 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
     runs, notices = collect_runs(trials, steps)
     scores = normalized_scores(runs, table)
     metrics = aggregate_metrics(scores, reps, seed, confidence)
-    probabilities = improvement_probabilities(scores, reps, seed, confidence)
+    probabilities = improvement_probabilities(runs, scores, reps, seed,
+                                              confidence)
     agents, _ = agents_and_tasks(runs)
     curves = {agent: aggregates.sample_efficiency_curve(
         scores_by_step(runs, agent, table), aggregates.iqm, reps,
