@@ -20,6 +20,19 @@ TENSORFLOW_IMPORTED = 'FAKE-WARNING TensorFlow was imported'
 TENSORFLOW_NOISE = ('FAKE-INFO', 'FAKE-CUDA')
 
 
+@pytest.fixture(scope='module', autouse=True)
+def environment_of_its_own():
+    """Each test file starts from the environment the test run started with
+    and leaves it so: in-process ``ray.init()`` sets RAY_AUTH_MODE=token in
+    os.environ, which the commands of a later file in the same process
+    (pytest -n runs files in any order) would inherit. Module scope, and
+    autouse, so it wraps the file's own module fixtures (its Ray session)."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)
+
+
 def _cli(args, env):
     """The command line and environment of ``softlearning ARGS``."""
     return ([sys.executable, '-m', 'softlearning.cli',
