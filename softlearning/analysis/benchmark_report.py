@@ -63,7 +63,6 @@ class Agent:
 
 @dataclasses.dataclass
 class Run:
-    agent: str           # its Agent's name, the key of scores and figures
     identity: Agent
     task: str
     seed: object
@@ -73,6 +72,11 @@ class Run:
     final_return: float
     steps: np.ndarray    # its evaluations up to ``step``
     returns: np.ndarray
+
+    @property
+    def agent(self):
+        """Its agent's name: the key of scores, tables and figures."""
+        return self.identity.name
 
 
 @dataclasses.dataclass
@@ -159,7 +163,7 @@ def collect_runs(trials, steps=None):
     runs, notices, first_reason = [], [], None
     for trial in trials:
         identity, task = Agent.of(trial), trial.params[TASK_KEY]
-        agent = identity.name
+        agent = identity.name  # for the notices
         seed = trial.params.get(SEED_KEY)
         score, why_not = final_score(trial, steps)
         if score is None:
@@ -170,7 +174,7 @@ def collect_runs(trials, steps=None):
         step, final_return = score
         at, returns = _evaluations(trial)
         kept = at <= step
-        runs.append(Run(agent, identity, task, seed, trial.path,
+        runs.append(Run(identity, task, seed, trial.path,
                         trial.params[LENGTH_KEY], step, final_return,
                         at[kept], returns[kept]))
     if not runs:
