@@ -428,6 +428,26 @@ def test_tasks_of_different_lengths(tmp_path):
             in report.markdown)
 
 
+def test_unequal_runs_per_task_are_noted(tmp_path):
+    """Pooled aggregates weigh a task by its runs: an agent with more seeds
+    on one task than another gets a notice saying so."""
+    from softlearning.analysis.benchmark_report import write_report
+    from softlearning.analysis.results import load_trials
+    for task, seeds in (('gym/Pendulum/v1', SEEDS), ('gym/Hopper/v5',
+                                                       SEEDS[:2])):
+        for seed in seeds:
+            _write_trial(tmp_path / 'runs' / f'{task.split("/")[1]}_{seed}',
+                         _benchmark_variant('sbx', 'SAC', task, seed),
+                         [-1000.0, -800.0, -500.0, -300.0 - seed])
+    report = write_report(load_trials([str(tmp_path / 'runs')]),
+                          str(tmp_path / 'out'), reps=100)
+    assert report.notices == [
+        'sbx SAC has unequal runs per task (2 on gym/Hopper/v5, 3 on '
+        'gym/Pendulum/v1): its aggregates weigh each task by its number of '
+        'runs.']
+    assert report.notices[0] in report.markdown
+
+
 def test_help_says_what_the_report_computes():
     result = run_cli('report', '--help')
     assert result.returncode == 0, result.stderr

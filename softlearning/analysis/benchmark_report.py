@@ -212,6 +212,21 @@ def normalized_scores(runs, table=None):
             for agent, by_task in sorted(scores.items())}
 
 
+def unequal_runs_notices(scores):
+    """One line for each agent whose tasks have different numbers of runs:
+    its aggregates pool the runs, so a task weighs by its runs, and two
+    agents compare fairly once both have the same runs on every task."""
+    notices = []
+    for agent, by_task in scores.items():
+        counts = {task: len(values) for task, values in by_task.items()}
+        if len(set(counts.values())) > 1:
+            listed = ', '.join(f"{n} on {task}" for task, n in counts.items())
+            notices.append(
+                f"{agent} has unequal runs per task ({listed}): its "
+                "aggregates weigh each task by its number of runs.")
+    return notices
+
+
 def aggregate_metrics(scores, reps=2000, seed=0, confidence=0.95):
     """{agent: {metric: (value, low, high)}} over each agent's tasks."""
     return {agent: {name: aggregates.with_ci(list(by_task.values()),
@@ -541,6 +556,7 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
         raise ResultsError(f"--reps must be at least 1, got {reps}.")
     runs, notices = collect_runs(trials, steps)
     scores = normalized_scores(runs, table)
+    notices += unequal_runs_notices(scores)
     metrics = aggregate_metrics(scores, reps, seed, confidence)
     probabilities = improvement_probabilities(runs, scores, reps, seed,
                                               confidence)
