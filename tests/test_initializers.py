@@ -75,29 +75,21 @@ def test_the_choice_reaches_the_networks_through_the_variant():
         runner.cleanup()
 
 
-@pytest.mark.parametrize('build, message', [
-    (lambda P, Q, R: P(OBSERVATIONS, ACTIONS, kernel_initializer='zeros'),
+@pytest.mark.parametrize('module, name, options, message', [
+    ('softlearning.policies.gaussian_policy', 'FeedforwardGaussianPolicy',
+     {'kernel_initializer': 'zeros'},
      "Unknown kernel_initializer 'zeros'; valid: glorot_uniform, "
      "lecun_normal"),
-    (lambda P, Q, R: Q(OBSERVATIONS, ACTIONS, network='simba', **LECUN),
+    ('softlearning.value_functions.feedforward_q_function',
+     'FeedforwardQFunction', {'network': 'simba', **LECUN},
      'A SimBa network sets its own initializers'),
-    (lambda P, Q, R: R(OBSERVATIONS, ACTIONS, **LECUN),
-     "A recurrent policy keeps Keras's initializers"),
-], ids=['unknown', 'simba', 'recurrent'])
-def test_refused_choices_are_one_clear_error(build, message):
-    from softlearning.policies.gaussian_policy import (
-        FeedforwardGaussianPolicy)
-    from softlearning.policies.recurrent_policy import (
-        RecurrentGaussianPolicy)
-    from softlearning.value_functions.feedforward_q_function import (
-        FeedforwardQFunction)
+    ('softlearning.policies.recurrent_policy', 'RecurrentGaussianPolicy',
+     LECUN, "A recurrent policy keeps Keras's initializers"),
+    ('softlearning.value_functions.recurrent_q_function',
+     'RecurrentQFunction', LECUN, 'A recurrent Q-function keeps'),
+], ids=['unknown', 'simba', 'recurrent policy', 'recurrent critic'])
+def test_refused_choices_are_one_clear_error(module, name, options, message):
+    import importlib
+    network_class = getattr(importlib.import_module(module), name)
     with pytest.raises(ValueError, match=message):
-        build(FeedforwardGaussianPolicy, FeedforwardQFunction,
-              RecurrentGaussianPolicy)
-
-
-def test_a_recurrent_critic_refuses_it():
-    from softlearning.value_functions.recurrent_q_function import (
-        RecurrentQFunction)
-    with pytest.raises(ValueError, match="A recurrent Q-function keeps"):
-        RecurrentQFunction(OBSERVATIONS, ACTIONS, **LECUN)
+        network_class(OBSERVATIONS, ACTIONS, **options)
