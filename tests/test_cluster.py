@@ -30,6 +30,16 @@ TINY_TRIAL = [
     '--checkpoint-at-end', 'False']
 
 
+@pytest.fixture(scope='module', autouse=True)
+def no_authentication_settings_of_the_caller():
+    """The RAY_AUTH* settings of the shell that runs the tests are not this
+    file's: run_cli lays a test's env over os.environ, so isolated_env's
+    leaving them out would be undone. conftest's environment_of_its_own
+    restores them after the file."""
+    for key in [key for key in os.environ if key.startswith('RAY_AUTH')]:
+        del os.environ[key]
+
+
 def isolated_env(home):
     """A HOME of the test's own, so token files of other Ray sessions on
     this machine do not decide the cluster's authentication mode."""

@@ -37,6 +37,22 @@ def check_network(network, batch_renorm=None, encoder=None,
     return network
 
 
+def network_options(network='mlp', batch_renorm=None, encoder=None,
+                    kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
+    """The checked (check_network) network options that differ from a plain
+    MLP's: what a policy or Q-function records in its config, for
+    ``clone``, and passes on to build_network."""
+    check_network(network, batch_renorm, encoder, kernel_initializer)
+    options = {}
+    if network != 'mlp':
+        options['network'] = network
+    if batch_renorm:
+        options['batch_renorm'] = batch_renorm
+    if kernel_initializer != DEFAULT_KERNEL_INITIALIZER:
+        options['kernel_initializer'] = kernel_initializer
+    return options
+
+
 def refuse_kernel_initializer(options, what):
     """One ValueError if ``options`` (a recurrent network's constructor
     keywords) asks for another kernel initializer: an LSTM's are its own."""

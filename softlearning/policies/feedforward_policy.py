@@ -14,7 +14,7 @@ from softlearning.models import NumpyMirror, concat_observations, flat_size
 from softlearning.models.feedforward import (build_network, layer_weights,
                                              set_layer_weights)
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
-                                          check_network, numpy_mirror_class)
+                                          network_options, numpy_mirror_class)
 
 from .base_policy import BasePolicy
 from .numpy_policies import NumpyActing, network_input_layout
@@ -39,7 +39,8 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
         (models/networks.py; SimBa's blocks, one per hidden layer size).
         ``kernel_initializer``: an 'mlp' network's Dense kernels'
         (models/numpy_mlp.py's KERNEL_INITIALIZERS)."""
-        check_network(network, batch_renorm, encoder, kernel_initializer)
+        model_options = network_options(network, batch_renorm, encoder,
+                                        kernel_initializer)
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._encoder = encoder
@@ -47,16 +48,8 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
         self._config = dict(
             observation_shapes=observation_shapes, action_shape=action_shape,
             hidden_layer_sizes=tuple(hidden_layer_sizes),
-            activation=activation, observation_keys=observation_keys)
-        model_options = {}
-        if batch_renorm:
-            self._config['batch_renorm'] = model_options['batch_renorm'] = (
-                batch_renorm)
-        if network != 'mlp':
-            self._config['network'] = network
-        if kernel_initializer != DEFAULT_KERNEL_INITIALIZER:
-            self._config['kernel_initializer'] = model_options[
-                'kernel_initializer'] = kernel_initializer
+            activation=activation, observation_keys=observation_keys,
+            **model_options)
         self._name = name or self.default_name
         self._action_size = int(np.prod(action_shape))
         layout = self.numpy_class
@@ -65,7 +58,7 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
             None if encoder is None else encoder.output_size)
         if network == 'simba':
             model_options.update(
-                network=network, observation_keys=observation_keys,
+                observation_keys=observation_keys,
                 normalized_size=flat_size(input_shapes, input_keys))
         self._model = self._build_model(
             layout.network_input_size(input_shapes, input_keys,

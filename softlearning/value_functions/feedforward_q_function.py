@@ -6,7 +6,7 @@ import tensorflow as tf
 from softlearning.models import concat_observations, feedforward_model, flat_size
 from softlearning.models.feedforward import apply_with_dropout, build_network
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
-                                          check_network)
+                                          network_options)
 
 
 class FeedforwardQFunction:
@@ -29,16 +29,11 @@ class FeedforwardQFunction:
         or 'simba' (models/networks.py; the observations normalized, the
         actions not). ``kernel_initializer``: an 'mlp' network's Dense
         kernels' (models/numpy_mlp.py's KERNEL_INITIALIZERS)."""
-        check_network(network, batch_renorm, encoder, kernel_initializer)
-        if kernel_initializer != DEFAULT_KERNEL_INITIALIZER:
-            model_options['kernel_initializer'] = kernel_initializer
-        if network != 'mlp':
-            model_options['network'] = network
+        model_options.update(network_options(
+            network, batch_renorm, encoder, kernel_initializer))
         if dropout_rate or layer_norm:
             model_options.update(dropout_rate=float(dropout_rate),
                                  layer_norm=bool(layer_norm))
-        if batch_renorm:
-            model_options['batch_renorm'] = batch_renorm
         self.observation_keys = tuple(observation_keys or observation_shapes)
         self.encoder = encoder
         self.batch_renorm = bool(batch_renorm)
