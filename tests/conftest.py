@@ -33,11 +33,13 @@ def environment_of_its_own():
     os.environ.update(saved)
 
 
-def _cli(args, env):
-    """The command line and environment of ``softlearning ARGS``."""
+def _cli(args, env, environ=None):
+    """The command line and environment of ``softlearning ARGS``: ``env``
+    (extra variables) laid over ``environ``, a whole environment (default:
+    this process's; pass one to leave variables out)."""
     return ([sys.executable, '-m', 'softlearning.cli',
              *map(str, args)],
-            {**os.environ,
+            {**(os.environ if environ is None else environ),
              'PYTHONPATH': os.pathsep.join([FAKE_TENSORFLOW_STARTUP,
                                             REPO_ROOT]),
              **(env or {})})
@@ -54,10 +56,10 @@ def assert_one_line_error(result, message):
     assert TENSORFLOW_IMPORTED not in result.stderr
 
 
-def run_cli(*args, timeout=900, env=None, cwd=REPO_ROOT):
+def run_cli(*args, timeout=900, env=None, environ=None, cwd=REPO_ROOT):
     """Runs ``softlearning ARGS`` as a user would, from the repository root
-    (or ``cwd``)."""
-    command, full_env = _cli(args, env)
+    (or ``cwd``); ``env`` and ``environ`` as in ``_cli``."""
+    command, full_env = _cli(args, env, environ)
     return subprocess.run(command, cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
 

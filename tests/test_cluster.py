@@ -30,19 +30,11 @@ TINY_TRIAL = [
     '--checkpoint-at-end', 'False']
 
 
-@pytest.fixture(scope='module', autouse=True)
-def no_authentication_settings_of_the_caller():
-    """The RAY_AUTH* settings of the shell that runs the tests are not this
-    file's: run_cli lays a test's env over os.environ, so isolated_env's
-    leaving them out would be undone. conftest's environment_of_its_own
-    restores them after the file."""
-    for key in [key for key in os.environ if key.startswith('RAY_AUTH')]:
-        del os.environ[key]
-
-
 def isolated_env(home):
-    """A HOME of the test's own, so token files of other Ray sessions on
-    this machine do not decide the cluster's authentication mode."""
+    """A whole environment (run_cli's ``environ``) with a HOME of the
+    test's own and none of the caller's RAY_AUTH* settings, so neither token
+    files of other Ray sessions on this machine nor the shell decide the
+    cluster's authentication mode."""
     env = {key: value for key, value in os.environ.items()
            if not key.startswith('RAY_AUTH')}
     env.update(HOME=str(home), RAY_USAGE_STATS_ENABLED='0')
@@ -76,7 +68,7 @@ def test_trials_run_on_both_nodes(token_cluster, tmp_path):
     result = run_cli('run_example_cluster', 'examples.development',
                      '--address', address, '--upload-dir', results,
                      '--num-samples', '2', '--trial-cpus', '1', *TINY_TRIAL,
-                     env=env, timeout=600)
+                     environ=env, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     dirs = trial_dirs(results)
     assert len(dirs) == 2
@@ -98,7 +90,8 @@ def test_no_cluster_on_this_machine_fails_fast(tmp_path):
     env.pop('RAY_ADDRESS', None)
     start = time.time()
     result = run_cli('run_example_cluster', 'examples.development',
-                     env={**env, 'RAY_TMPDIR': str(tmp_path)}, timeout=120)
+                     environ=env, env={'RAY_TMPDIR': str(tmp_path)},
+                     timeout=120)
     assert_one_line_error(result, 'No running Ray cluster found')
     assert time.time() - start < 5
 
@@ -114,7 +107,8 @@ def test_cluster_gone_since_the_last_ray_start_fails_fast(tmp_path):
     (ray_dir / 'ray_current_cluster').write_text(f'127.0.0.1:{port}')
     start = time.time()
     result = run_cli('run_example_cluster', 'examples.development',
-                     env={**env, 'RAY_TMPDIR': str(tmp_path)}, timeout=120)
+                     environ=env, env={'RAY_TMPDIR': str(tmp_path)},
+                     timeout=120)
     assert_one_line_error(
         result, f"No Ray cluster answers at 127.0.0.1:{port}, where this "
                 "machine's last `ray start` left it")
@@ -187,7 +181,8 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
                          '--address', address, '--local-dir', results,
                          '--num-samples', '2', '--trial-cpus', '1',
                          *TINY_TRIAL, timeout=600,
-                         env={**env, 'SOFTLEARNING_PENDING_TRIAL_WAIT_S': '0'})
+                         environ=env,
+                         env={'SOFTLEARNING_PENDING_TRIAL_WAIT_S': '0'})
         assert result.returncode == 0, (result.stdout[-4000:]
                                         + result.stderr[-4000:])
         assert '[softlearning] Notice: Trial' not in result.stderr
@@ -267,7 +262,7 @@ def test_trials_that_no_longer_fit_after_a_lost_node_end_the_run(
          '--local-dir', results, '--num-samples', '2', '--num-samplers', '2',
          '--sampler-cpus', '0.25', '--n-epochs', '20', *TINY_TRIAL[2:],
          '--checkpoint-frequency', '1', '--verbose', '0'],
-        {**env, 'SOFTLEARNING_PENDING_TRIAL_WAIT_S': str(wait_s)})
+        {'SOFTLEARNING_PENDING_TRIAL_WAIT_S': str(wait_s)}, environ=env)
     process = subprocess.Popen(
         command, cwd=REPO_ROOT, env=full_env, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True)
