@@ -2,9 +2,14 @@
 DroQ (its SAC with dropout + LayerNorm critics, 20 updates per step, the
 policy every 20) and CrossQ (with the preset's critic width), under softlearning's benchmark protocol, each run written
 as a softlearning trial folder, so that ``softlearning summary``, ``plot``
-and ``report`` read them next to softlearning's own trials. TQC mirrors
-softlearning's preset (5 critics of 25 quantiles, 2 dropped per critic; 5
-on Hopper, 0 on HalfCheetah).
+and ``report`` read them next to softlearning's own trials. TQC is SBX's:
+two critics of 25 quantiles (SBX 0.28's TQCPolicy builds two whatever
+``n_critics`` says; ``n_critics`` only sizes the target's atom count, so 5
+would keep more atoms than the two critics have and drop none), with the
+preset's per-domain drop (2 per critic; 5 on Hopper, 0 on HalfCheetah).
+softlearning's TQC preset has five critics: a suite with TQC runs here only
+if its ``config`` sets ``Q_params.config.n_Q_functions: 2``, so that both
+sides are the same agent (examples/benchmarks/tqc_50k.yaml).
 
     python benchmarks/peers.py SUITE_FILE \\
         --peer-python /tmp/peers/bin/python [--library sbx|sb3] \\
@@ -23,7 +28,8 @@ softlearning's own runner reads; this script reads ``name``,
 only, ``gym/HalfCheetah/v5`` is gymnasium's ``HalfCheetah-v5``), ``seeds``,
 ``steps``, ``warmup_steps`` (default 10,000) and ``evaluation``
 (``episodes``, ``first_seed``, ``interval``). ``options`` is ignored, and
-``config``'s overrides are softlearning's only: they are not applied here.
+``config``'s overrides are softlearning's only: they are not applied here
+(TQC's critic count is checked, above).
 
 Each (algorithm, environment, seed) trains in its own process of the peer's
 interpreter, one CPU thread each (``--parallel`` runs that many at once),
@@ -107,6 +113,14 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+# SBX's TQC has two critics whatever n_critics says (module docstring);
+# softlearning's TQC preset has TQC_PRESET_CRITICS (presets/tqc.py;
+# tests/test_peers.py checks they agree), so a suite's softlearning TQC
+# must set TQC_CRITICS_KEY to TQC_CRITICS (check_tqc_critics).
+TQC_CRITICS = 2
+TQC_PRESET_CRITICS = 5
+TQC_CRITICS_KEY = 'Q_params.config.n_Q_functions'
+
 # presets/crossq.py's CRITIC_WIDTH (tests/test_peers.py checks they agree;
 # this file also runs in the peer's interpreter, without softlearning).
 CROSSQ_CRITIC_WIDTH = 256
@@ -182,9 +196,10 @@ ALGORITHM_SETTINGS = {
         'policy_delay': 2,          # targets are updated with the policy
     },
 }
-# softlearning's TQC and DroQ presets (presets/tqc.py, droq.py) on SAC's.
+# softlearning's TQC and DroQ presets (presets/tqc.py, droq.py) on SAC's;
+# TQC with SBX's two critics (TQC_CRITICS).
 ALGORITHM_SETTINGS['TQC'] = {**ALGORITHM_SETTINGS['SAC'],
-                             'n_Q_functions': 5, 'n_quantiles': 25,
+                             'n_Q_functions': TQC_CRITICS, 'n_quantiles': 25,
                              'top_quantiles_to_drop_per_net': 2}
 ALGORITHM_SETTINGS['DroQ'] = {**ALGORITHM_SETTINGS['SAC'],
                               'n_train_repeat': 20, 'policy_delay': 20,
@@ -302,7 +317,24 @@ def read_suite(path):
     return {'name': str(name), 'algorithms': algorithms,
             'environments': environments, 'seeds': seeds, 'steps': steps,
             'warmup_steps': warmup_steps, 'evaluation': evaluation,
-            'has_config': bool(suite.get('config'))}
+            'has_config': bool(suite.get('config')),
+            'config': dict(suite.get('config') or {})}
+
+
+def check_tqc_critics(suite, algorithms, library):
+    """Refuses to run SBX's TQC against a suite whose softlearning TQC has
+    another number of critics than SBX's two."""
+    if library != 'sbx' or 'TQC' not in algorithms:
+        return
+    critics = suite['config'].get(TQC_CRITICS_KEY, TQC_PRESET_CRITICS)
+    if critics != TQC_CRITICS:
+        raise SuiteError(
+            f"SBX's TQC has {TQC_CRITICS} critics; this suite's softlearning "
+            f"TQC has {critics} ({TQC_CRITICS_KEY}: the preset's "
+            f"{TQC_PRESET_CRITICS} unless the suite's config sets it). Set "
+            f"'{TQC_CRITICS_KEY}: {TQC_CRITICS}' in the suite's config for "
+            "the same agent on both sides (examples/benchmarks/tqc_50k.yaml), "
+            "or leave TQC out (--algorithms).")
 
 
 def select(values, chosen, what):
@@ -350,6 +382,9 @@ def constructor_arguments(library, algorithm, config):
                          f"{config['Q_lr']}.")
     if library == 'sb3' and algorithm not in SB3_ALGORITHMS:
         raise SuiteError(f"SB3 has no {algorithm}; use --library sbx.")
+    if algorithm == 'TQC' and config['n_Q_functions'] != TQC_CRITICS:
+        raise SuiteError(f"SBX's TQC has {TQC_CRITICS} critics, not "
+                         f"{config['n_Q_functions']}.")
     if 'alpha_lr' in config and config['alpha_lr'] != config['policy_lr']:
         raise SuiteError("The peers' entropy coefficient learns at the "
                          "actor's learning rate; got alpha_lr "
@@ -991,6 +1026,7 @@ def main(argv=None):
                 raise SuiteError(f"--seeds must be integers, got "
                                  f"{' '.join(args.seeds)}.") from None
         seeds = select(suite['seeds'], seeds, 'Seed')
+        check_tqc_critics(suite, algorithms, args.library)
     except SuiteError as error:
         parser.error(str(error))
     if suite['has_config']:

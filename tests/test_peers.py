@@ -56,7 +56,8 @@ def test_reads_the_suite_with_its_defaults(suite, tmp_path):
         'environments': ['gym/HalfCheetah/v5', 'gym/Pendulum/v1'],
         'seeds': [0, 1], 'steps': 3000, 'warmup_steps': 10000,
         'evaluation': {'episodes': 2, 'first_seed': 1000, 'interval': 1000},
-        'has_config': True}
+        'has_config': True,
+        'config': {'algorithm_params.config.tau': 0.01}}
     # JSON by its name; the name defaults to the file's stem.
     path = tmp_path / 'small.json'
     path.write_text(json.dumps({
@@ -397,12 +398,15 @@ def test_command_line_notices_and_errors(tmp_path):
 
 
 def test_tqc_and_droq_mirror_softlearnings_presets(suite):
-    """SBX's TQC with the preset's critics and per-domain drop, and DroQ as
-    SBX runs it: its SAC with dropout + LayerNorm critics, 20 updates per
-    step and the policy every 20."""
+    """SBX's TQC with its two critics and the preset's quantiles and
+    per-domain drop, and DroQ as SBX runs it: its SAC with dropout +
+    LayerNorm critics, 20 updates per step and the policy every 20."""
+    from softlearning.experiments.presets import tqc as preset
+    assert peers.TQC_PRESET_CRITICS == (
+        preset.VARIANT['Q_params']['config']['n_Q_functions'])
     tqc = peers.constructor_arguments(
         'sbx', 'TQC', peers.settings('TQC', 'gym/Hopper/v5', suite))
-    assert tqc['policy_kwargs']['n_critics'] == 5
+    assert tqc['policy_kwargs']['n_critics'] == 2
     assert tqc['policy_kwargs']['n_quantiles'] == 25
     assert tqc['top_quantiles_to_drop_per_net'] == 5  # Hopper, as the paper
     droq = peers.constructor_arguments(
@@ -414,6 +418,50 @@ def test_tqc_and_droq_mirror_softlearnings_presets(suite):
     with pytest.raises(peers.SuiteError, match='SB3 has no TQC'):
         peers.constructor_arguments(
             'sb3', 'TQC', peers.settings('TQC', 'gym/Hopper/v5', suite))
+
+
+def test_sbx_tqc_runs_only_against_a_two_critic_suite(tmp_path):
+    """SBX's TQC builds two critics whatever n_critics says: a suite whose
+    softlearning TQC has the preset's five is refused for it (one line,
+    before any run), a suite that sets two is accepted, and leaving TQC out
+    of the selection runs the rest."""
+    def suite_with(config):
+        path = tmp_path / 'tqc.yaml'
+        path.write_text(SUITE.replace('[SAC, TD3]', '[SAC, TQC]').replace(
+            "algorithm_params.config.tau: 0.01", config))
+        return peers.read_suite(str(path))
+
+    five = suite_with('algorithm_params.config.tau: 0.01')
+    with pytest.raises(peers.SuiteError, match=r"has 2 critics; this "
+                       r"suite's softlearning TQC has 5"):
+        peers.check_tqc_critics(five, ['SAC', 'TQC'], 'sbx')
+    peers.check_tqc_critics(five, ['SAC'], 'sbx')
+    two = suite_with('Q_params.config.n_Q_functions: 2')
+    peers.check_tqc_critics(two, ['SAC', 'TQC'], 'sbx')
+    config = {**peers.settings('TQC', 'gym/Hopper/v5', two),
+              'n_Q_functions': 5}
+    with pytest.raises(peers.SuiteError, match='2 critics, not 5'):
+        peers.constructor_arguments('sbx', 'TQC', config)
+
+    suite_with('algorithm_params.config.tau: 0.01')  # five critics again
+    result = subprocess.run(
+        [sys.executable, os.path.join(REPO_ROOT, 'benchmarks', 'peers.py'),
+         str(tmp_path / 'tqc.yaml'), '--peer-python', '/nonexistent/python',
+         '--output', str(tmp_path / 'out')], capture_output=True, text=True)
+    assert result.returncode == 2, result.stdout
+    assert 'n_Q_functions: 2' in result.stderr
+
+
+def test_the_tqc_suite_compares_two_critics(tmp_path):
+    """examples/benchmarks/tqc_50k.yaml passes the check; sac_family_50k's
+    TQC (the preset's five critics) does not."""
+    family = peers.read_suite(os.path.join(
+        REPO_ROOT, 'examples', 'benchmarks', 'sac_family_50k.yaml'))
+    with pytest.raises(peers.SuiteError):
+        peers.check_tqc_critics(family, family['algorithms'], 'sbx')
+    tqc = peers.read_suite(os.path.join(
+        REPO_ROOT, 'examples', 'benchmarks', 'tqc_50k.yaml'))
+    peers.check_tqc_critics(tqc, tqc['algorithms'], 'sbx')
 
 
 def test_crossq_mirrors_softlearnings_preset(suite):
