@@ -269,7 +269,8 @@ def _list(suite, key):
 def read_suite(path):
     """The suite file as a dict with every key this script reads, checked:
     name, algorithms, environments, seeds, steps, warmup_steps,
-    evaluation {episodes, first_seed, interval}, and has_config."""
+    evaluation {episodes, first_seed, interval}, and config (the
+    suite's softlearning overrides, {} without)."""
     if path.endswith('.json'):
         load, parse_errors = json.load, (ValueError,)
     else:
@@ -317,7 +318,6 @@ def read_suite(path):
     return {'name': str(name), 'algorithms': algorithms,
             'environments': environments, 'seeds': seeds, 'steps': steps,
             'warmup_steps': warmup_steps, 'evaluation': evaluation,
-            'has_config': bool(suite.get('config')),
             'config': dict(suite.get('config') or {})}
 
 
@@ -1029,7 +1029,7 @@ def main(argv=None):
         check_tqc_critics(suite, algorithms, args.library)
     except SuiteError as error:
         parser.error(str(error))
-    if suite['has_config']:
+    if suite['config']:
         print("The suite's 'config' overrides are softlearning's only: they "
               "are not applied to the peers.")
     output = args.output or os.path.join(REPO, 'benchmarks', 'results',

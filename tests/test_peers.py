@@ -56,7 +56,6 @@ def test_reads_the_suite_with_its_defaults(suite, tmp_path):
         'environments': ['gym/HalfCheetah/v5', 'gym/Pendulum/v1'],
         'seeds': [0, 1], 'steps': 3000, 'warmup_steps': 10000,
         'evaluation': {'episodes': 2, 'first_seed': 1000, 'interval': 1000},
-        'has_config': True,
         'config': {'algorithm_params.config.tau': 0.01}}
     # JSON by its name; the name defaults to the file's stem.
     path = tmp_path / 'small.json'
@@ -66,7 +65,7 @@ def test_reads_the_suite_with_its_defaults(suite, tmp_path):
         'evaluation': {'episodes': 1, 'first_seed': 0, 'interval': 5}}))
     small = peers.read_suite(str(path))
     assert (small['name'], small['warmup_steps'],
-            small['has_config']) == ('small', 5, False)
+            small['config']) == ('small', 5, {})
 
 
 @pytest.mark.parametrize('text, message', [
