@@ -20,6 +20,30 @@ TENSORFLOW_IMPORTED = 'FAKE-WARNING TensorFlow was imported'
 TENSORFLOW_NOISE = ('FAKE-INFO', 'FAKE-CUDA')
 
 
+def pytest_configure(config):
+    """Every temporary file of the run (TensorFlow's autograph modules,
+    which a killed Ray worker never removes; Ray's session folders; the
+    tests' own) goes into one folder, removed when the run ends: the suite
+    leaves nothing in /tmp but pytest's own tmp_path folders, which stay
+    where pytest keeps them (its last three runs) for a failure's
+    post-mortem. A short name: Ray's Unix socket paths under it must stay
+    within 107 characters. Set once, by the process that starts the
+    workers (pytest -n), which inherit it."""
+    if hasattr(config, 'workerinput'):
+        return
+    import tempfile
+    os.environ.setdefault('PYTEST_DEBUG_TEMPROOT', tempfile.gettempdir())
+    config.suite_temp_dir = tempfile.mkdtemp(prefix='sl-tests-')
+    os.environ['TMPDIR'] = tempfile.tempdir = config.suite_temp_dir
+
+
+def pytest_unconfigure(config):
+    import shutil
+    temp_dir = getattr(config, 'suite_temp_dir', None)
+    if temp_dir:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
 @pytest.fixture(scope='module', autouse=True)
 def environment_of_its_own():
     """Each test file starts from the environment the test run started with

@@ -38,8 +38,9 @@ class RayProcesses:
     def __init__(self, env):
         self.env = env
         self.groups = []
-        # Unix socket paths must stay short: a short folder under /tmp.
-        self.temp_dir = tempfile.mkdtemp(prefix='rt', dir='/tmp')
+        # Unix socket paths must stay short: a short folder in the suite's
+        # temporary folder (conftest.py), itself short.
+        self.temp_dir = tempfile.mkdtemp(prefix='rt')
 
     def start(self, *args, timeout=120, extra_env=None):
         process = subprocess.Popen(

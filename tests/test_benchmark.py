@@ -233,6 +233,7 @@ def _interrupt_mid_suite(path, local_dir, folder, epochs):
     return log_path.read_text()
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
     """The shipped smoke suite, interrupted (Ctrl+C) once a trial has
@@ -357,6 +358,7 @@ options: {trial_cpus: 1}
 ERRORED_EPOCHS = 2
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_restart_errored_starts_over_a_trial_whose_checkpoint_fails(
         tmp_path):

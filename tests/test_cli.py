@@ -54,6 +54,7 @@ def test_main_script_help():
     assert '--algorithm' in result.stdout
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize('args, message', [
     (['--universe', 'gymm'], "invalid choice: 'gymm'"),
     (['--domain', 'HalfCheeta'], "Unknown gym domain 'HalfCheeta'"),
@@ -99,7 +100,8 @@ def test_bad_input_fails_fast_with_one_clear_message(args, message):
     result = run_cli('run_example_local', 'examples.development', *args)
     # One message (after argparse's usage lines), before Ray or TensorFlow.
     assert_one_line_error(result, message)
-    assert time.time() - start < 30  # before Ray or training start
+    # A hang guard: it fails in about 2 s, before Ray or training start.
+    assert time.time() - start < 60
 
 
 def test_unknown_example_module():

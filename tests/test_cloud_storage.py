@@ -76,6 +76,7 @@ def s3_text(port, env, key):
     return client.get_object(Bucket=BUCKET, Key=key)['Body'].read().decode()
 
 
+@pytest.mark.timing
 def test_results_and_checkpoints_go_to_s3_and_restore_resumes(s3_server,
                                                               tmp_path):
     port, env = s3_server
@@ -84,7 +85,7 @@ def test_results_and_checkpoints_go_to_s3_and_restore_resumes(s3_server,
     process = _start(tmp_path, '--max-failures', '0', '--upload-dir', uri,
                      '--checkpoint-replay-pool', 'False', epochs=n_epochs,
                      env=env)
-    output = interrupt_at_epoch(process, 3, timeout=180)
+    output = interrupt_at_epoch(process, 3)
     keys = s3_keys(port, env, 'runs/gym/HalfCheetah/v5/')
     assert any(key.endswith('/progress.csv') for key in keys), output[-3000:]
     assert any('/checkpoint_000000/manifest.json' in key for key in keys), keys

@@ -36,7 +36,7 @@ def _start(local_dir, *extra, epochs=N_EPOCHS, env=None):
         start_new_session=True)
 
 
-def _wait_for_epoch(process, epoch, log, deadline=240):
+def _wait_for_epoch(process, epoch, log, deadline=600):
     """Reads the run's output until a trial prints ``epoch EPOCH/N``;
     returns the trial process id."""
     start = time.time()
@@ -50,7 +50,7 @@ def _wait_for_epoch(process, epoch, log, deadline=240):
                          % (epoch, ''.join(log[-40:])))
 
 
-def _finish(process, log, timeout=300):
+def _finish(process, log, timeout=600):
     try:
         out, _ = process.communicate(timeout=timeout)
     finally:
@@ -60,7 +60,7 @@ def _finish(process, log, timeout=300):
     return ''.join(log)
 
 
-def interrupt_at_epoch(process, epoch, timeout=120):
+def interrupt_at_epoch(process, epoch, timeout=600):
     """Ctrl+C (Tune stops the run) once a trial prints ``epoch EPOCH/N``;
     returns the run's output."""
     log = []
@@ -100,6 +100,7 @@ def _assert_complete(trial_dir, n_epochs=N_EPOCHS, every_epoch=True):
     return results
 
 
+@pytest.mark.timing
 def test_killed_trial_recovers_from_its_checkpoint(tmp_path):
     process = _start(tmp_path, '--max-failures', '2')
     log = []
@@ -131,6 +132,7 @@ def test_killed_trial_recovers_from_its_checkpoint(tmp_path):
     assert resumed[-1] >= N_EPOCHS - 1, epochs_by_pid
 
 
+@pytest.mark.timing
 def test_interrupted_experiment_resumes_with_restore(tmp_path, cli):
     # Many short epochs, so the interrupt surely comes before the end.
     n_epochs = 40

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import assert_one_line_error, read_progress, run_cli, trial_dirs
-from examples.multi_goal.multi_goal_env import GOALS, MultiGoalEnv
+from learning_cases import (CASES, goals_reached, learning_seed,
+                            policy_of_checkpoint, reaches_several_goals,
+                            score)
+from examples.multi_goal.multi_goal_env import MultiGoalEnv
 from softlearning.environments import get_environment
 
 DOMAIN = 'examples.multi_goal.multi_goal_env:MultiGoal'
@@ -53,29 +56,6 @@ def test_adapter_builds_it_saves_its_state_and_renders():
     assert len(np.unique(frame.reshape(-1, 3), axis=0)) == 3
 
 
-def goals_reached(policy, n_episodes=100, seed=0):
-    """How many of ``n_episodes`` stochastic episodes from the start state
-    end at each goal."""
-    env = MultiGoalEnv()
-    counts = np.zeros(len(GOALS), int)
-    for episode in range(n_episodes):
-        observation, _ = env.reset(seed=seed + episode)
-        for _ in range(30):
-            action = policy.actions_np({'observations': observation[None]})[0]
-            observation, _, terminated, _, info = env.step(action)
-            if terminated:
-                counts[info['goal']] += 1
-                break
-    return counts
-
-
-def reaches_several_goals(counts, n_episodes=100):
-    """At least 3 goals each reached in 10% of the episodes, and 70% of
-    the episodes reaching one."""
-    return (np.sum(counts >= 0.1 * n_episodes) >= 3
-            and counts.sum() >= 0.7 * n_episodes)
-
-
 def test_random_and_unimodal_policies_do_not_reach_several_goals():
     """The test below can fail: a uniformly random policy reaches a goal in
     30 steps in only about a third of the episodes, and a policy heading one
@@ -96,16 +76,20 @@ def test_random_and_unimodal_policies_do_not_reach_several_goals():
 
 
 @pytest.mark.slow
+@pytest.mark.learning
 def test_sql_learns_a_multimodal_policy_and_plots_it(tmp_path):
-    result = run_cli('run_example_local', 'examples.multi_goal',
-                     '--algorithm', 'SQL', '--seed', '1', '--n-epochs', '8',
-                     '--local-dir', tmp_path, '--cpus', '2',
-                     '--verbose', '0', timeout=1200)
+    """The case 'SQL multi-goal' of learning_cases.py (calibrated over ten
+    seeds in calibration/learning.json), on the test seed."""
+    spec = CASES['SQL multi-goal']
+    seed = learning_seed()
+    result = run_cli('run_example_local', *spec['command'], '--seed', seed,
+                     '--n-epochs', spec['epochs'], '--local-dir', tmp_path,
+                     '--cpus', '1', '--trial-cpus', '1', '--verbose', '0',
+                     timeout=1200)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     (trial_dir,) = trial_dirs(tmp_path)
-    progress = read_progress(trial_dir)
-    # Random actions score about -700; reaching a goal, above -250.
-    assert progress['evaluation/return-mean'].iloc[-1] > -400
+    returns = read_progress(trial_dir)['evaluation/return-mean'].tolist()
+    assert score(returns, spec['window']) >= spec['threshold'], (seed, returns)
     checkpoint = sorted(d for d in os.listdir(trial_dir)
                         if d.startswith('checkpoint_'))[-1]
     checkpoint = os.path.join(trial_dir, checkpoint)
@@ -120,11 +104,8 @@ def test_sql_learns_a_multimodal_policy_and_plots_it(tmp_path):
 
     # Actions sampled from the start state (100 stochastic episodes) reach
     # at least three of the four goals, each in 10% of the episodes.
-    from softlearning.analysis import policy_plot
-    checkpoint_dir, variant, env = policy_plot.load_checkpoint(checkpoint)
-    policy, _ = policy_plot.load_policy_and_Q(checkpoint_dir, variant, env)
-    counts = goals_reached(policy)
-    assert reaches_several_goals(counts), counts
+    counts = goals_reached(policy_of_checkpoint(checkpoint))
+    assert reaches_several_goals(counts), (seed, counts)
 
 
 def test_plot_policy_missing_checkpoint(cli, tmp_path):

@@ -10,6 +10,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -46,7 +47,7 @@ def test_sbatch_script_starts_ray_across_the_allocation(tmp_path):
     home = tmp_path / 'home'
     home.mkdir()
     env = isolated_env(home)
-    temp_dir = f'/tmp/rs{os.getpid()}'
+    temp_dir = os.path.join(tempfile.gettempdir(), f'rs{os.getpid()}')
     env.update({
         'PATH': f"{shims}:{os.path.dirname(sys.executable)}:{env['PATH']}",
         'PYTHONPATH': REPO_ROOT, 'SLURM_JOB_ID': '42',

@@ -395,6 +395,7 @@ def test_grid_sweep_summary_and_plot(sweeps, tmp_path):
     assert labels == ['tau=0.005 (2 seeds)', 'tau=0.02 (2 seeds)']
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_asha_stops_poor_trials_early_and_loguniform_stays_in_bounds(
         sweeps):

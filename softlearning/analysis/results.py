@@ -20,6 +20,7 @@ PROGRESS_FILE = 'progress.csv'
 # only in these are seeds of one configuration.
 BOOKKEEPING_KEYS = ('run_params.seed', 'run_params.restore',
                     'run_params.tf_num_threads', 'run_params.run_eagerly',
+                    'run_params.deterministic_ops',
                     'run_params.checkpoint_frequency',
                     'run_params.checkpoint_at_end',
                     'run_params.checkpoint_replay_pool')

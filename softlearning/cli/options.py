@@ -221,6 +221,12 @@ def get_parser(algorithms=tuple(presets.ALGORITHMS),
     group.add_argument('--run-eagerly', type=str2bool, default=None,
                        help='Run TensorFlow functions eagerly (default: True '
                             'in debug mode, False otherwise).')
+    group.add_argument('--deterministic-ops', type=str2bool, default=None,
+                       help="TensorFlow's op determinism "
+                            '(tf.config.experimental.enable_op_determinism): '
+                            'for GPU trials, whose kernels otherwise sum in '
+                            'any order. On CPUs a fixed seed already gives '
+                            'the same run on one machine (default: False).')
 
     group = parser.add_argument_group('experiment')
     group.add_argument('--exp-name', type=str, default='experiment',

@@ -18,6 +18,7 @@ DEBUG_HONOURED = {
     'network': 'the variant',
     'mode': "debug-sized epochs unless '--mode local'",
     'run_eagerly': 'eager TensorFlow (default in debug mode)',
+    'deterministic_ops': "TensorFlow's op determinism",
     'exp_name': 'the results folder', 'local_dir': 'the results folder',
     'trial_name_template': 'the trial folder name',
     'checkpoint_frequency': 'checkpoints in the trial folder',

@@ -122,6 +122,10 @@ class ExperimentRunner(tune.Trainable):
         set_seed(self._seed)
         tf = import_tensorflow()
         tf.config.run_functions_eagerly(bool(run_params.get('run_eagerly')))
+        if run_params.get('deterministic_ops'):
+            # Process-wide and for good: a later trial in this process
+            # keeps it (Tune reuses actors only for the same experiment).
+            tf.config.experimental.enable_op_determinism()
         self._build(variant)
         if run_params.get('restore'):
             # A new trial that starts from another trial's checkpoint.

@@ -213,7 +213,7 @@ def set_parallel_sampling(variant_spec, args):
 # Step 6: options -> variant entries.
 ALGORITHM_OPTIONS = ('n_epochs', 'epoch_length', 'max_path_length')
 RUN_OPTIONS = ('checkpoint_frequency', 'checkpoint_at_end',
-               'checkpoint_replay_pool', 'run_eagerly')
+               'checkpoint_replay_pool', 'run_eagerly', 'deterministic_ops')
 
 
 def option_values(args):

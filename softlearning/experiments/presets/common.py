@@ -32,6 +32,8 @@ VARIANT = {
         # A checkpoint folder a new trial starts from (--restore).
         'restore': None,
         'run_eagerly': False,
+        # tf.config.experimental.enable_op_determinism (--deterministic-ops).
+        'deterministic_ops': False,
         'tf_num_threads': None,
     },
 }

@@ -1,0 +1,163 @@
+"""The learning tests' cases, in one place: what each case trains (an
+example and its CLI options), for how many epochs of 1,000 steps, the
+statistic its test asserts on, and the threshold.
+
+tests/test_learning.py (and test_multi_goal.py) run them through the real
+CLI on one seed; tests/calibrate_learning.py runs each on ten or more seeds
+and keeps every seed's evaluation curve in tests/calibration/learning.json;
+tests/test_learning_calibration.py checks, in a second, that every
+threshold lies below what all the calibrated seeds reached, with a margin.
+Change a case (its command, budget, statistic or threshold) and that check
+fails until the case is calibrated again:
+
+    python tests/calibrate_learning.py CASE [CASE ...]
+
+Why a margin and a statistic over several evaluations: a fixed seed gives
+the same run on one machine, but not on another CPU (oneDNN picks its
+kernels by instruction set, the last bits of a sum differ, and a few
+thousand updates turn that into another run; README, "Reproducibility").
+So a seed stands for a draw from the distribution the calibration
+measured, and the threshold must hold for nearly every draw.
+"""
+
+import math
+import os
+
+PENDULUM = ['examples.development', '--universe', 'gym', '--domain',
+            'Pendulum', '--task', 'v1']
+SMALL = ['--config', 'Q_params.config.hidden_layer_sizes=[64,64]',
+         '--config', 'policy_params.config.hidden_layer_sizes=[64,64]']
+# REDQ and DroQ at 5 updates per environment step instead of their presets'
+# 20 (the policy and temperature every 5th update, as the presets' every
+# 20th: once per step), to keep CI short. REDQ keeps its ensemble of ten.
+HIGH_UTD = ['--config', 'algorithm_params.config.n_train_repeat=5',
+            '--config', 'algorithm_params.config.policy_delay=5']
+MULTI_GOAL = ['examples.multi_goal']
+
+# For scale (benchmarks/pendulum_learning.py): a uniformly random policy's
+# Pendulum-v1 return is about -1200, its best of 100 episodes about -750; a
+# swung-up, balanced pendulum scores above -250. On MultiGoal random actions
+# score about -700, and reaching a goal scores above -250.
+RANDOM_PENDULUM_BEST = -750
+
+
+def case(command, epochs, threshold, window=2):
+    """A learning case: ``command`` (example module and options), trained
+    for ``epochs`` epochs of 1,000 steps; its score is the best of the last
+    ``window`` evaluation returns, and its test asserts score >= threshold."""
+    return {'command': list(command), 'epochs': epochs,
+            'threshold': threshold, 'window': window}
+
+
+CASES = {
+    'SAC': case([*PENDULUM, '--algorithm', 'SAC'], 6, -400),
+    'SQL': case([*PENDULUM, '--algorithm', 'SQL'], 6, -400),
+    'TD3': case([*PENDULUM, '--algorithm', 'TD3', *SMALL], 10, -400),
+    'DDPG': case([*PENDULUM, '--algorithm', 'DDPG', *SMALL], 10, -400),
+    'TQC': case([*PENDULUM, '--algorithm', 'TQC', '--config',
+                 'Q_params.config.n_Q_functions=2', *SMALL], 5, -400),
+    'SAC 3-step': case([*PENDULUM, '--algorithm', 'SAC', '--n-step', '3',
+                        *SMALL], 5, -400),
+    'CrossQ': case([*PENDULUM, '--algorithm', 'CrossQ', *SMALL], 5, -400),
+    'SimBa SAC': case([*PENDULUM, '--algorithm', 'SAC', '--network', 'simba',
+                       '--config', 'Q_params.config.hidden_layer_sizes=[32]',
+                       '--config',
+                       'policy_params.config.hidden_layer_sizes=[32]'],
+                      5, -400),
+    'REDQ': case([*PENDULUM, '--algorithm', 'REDQ', *HIGH_UTD, *SMALL],
+                 2, -400),
+    'DroQ': case([*PENDULUM, '--algorithm', 'DroQ', *HIGH_UTD, *SMALL],
+                 2, -400),
+    # Pendulum-v1 observing cos/sin only: one observation does not tell
+    # the angular velocity, a history does. The test asserts that the
+    # recurrent agent learns and beats the feedforward one on the same
+    # seed by POMDP_MARGIN.
+    'recurrent SAC (positions)': case(
+        [*PENDULUM, '--algorithm', 'SAC', '--pomdp', 'positions',
+         '--policy', 'recurrent'], 6, -500),
+    'feedforward SAC (positions)': case(
+        [*PENDULUM, '--algorithm', 'SAC', '--pomdp', 'positions'], 6, None),
+    # Soft Q-learning's multimodal policy (test_multi_goal.py): its return,
+    # and the goals its stochastic policy reaches (reaches_several_goals).
+    'SQL multi-goal': case([*MULTI_GOAL, '--algorithm', 'SQL'], 8, -400),
+}
+POMDP_MARGIN = 300
+# A threshold must lie this far below the worst calibrated score, and the
+# normal fit of the calibrated scores must put under this probability below
+# it (a correct build should fail a learning test well under 1 in 100 runs).
+MIN_MARGIN = 50
+MAX_FAILURE_PROBABILITY = 1e-3
+
+
+# The seed the tests train on; tests/flake_check.py sets
+# SOFTLEARNING_TEST_SEED to run them on others.
+LEARNING_SEED = 1
+
+
+def learning_seed():
+    return os.environ.get('SOFTLEARNING_TEST_SEED', str(LEARNING_SEED))
+
+
+def score(returns, window):
+    """The statistic a learning test asserts on: the best of the last
+    ``window`` evaluation returns (one per epoch)."""
+    return max(returns[-window:])
+
+
+def case_score(spec, returns):
+    """A case's score from an evaluation curve as long as its budget or
+    longer: a shorter run is the start of a longer one
+    (test_reproducibility.py), so a calibration run for more epochs also
+    calibrates a shorter budget."""
+    return score(returns[:spec['epochs']], spec['window'])
+
+
+def normal_tail(scores, threshold):
+    """P(score < threshold) under a normal fit of ``scores``: an estimate
+    of how often a correct build fails the test (ten seeds cannot count a
+    rate under 1 in 100; the fit extrapolates, and says so)."""
+    n = len(scores)
+    mean = sum(scores) / n
+    std = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))
+    if std == 0:
+        return 0.0
+    return 0.5 * math.erfc((mean - threshold) / (std * math.sqrt(2)))
+
+
+# The multi-goal policy's goals ---------------------------------------------
+
+def goals_reached(policy, n_episodes=100, seed=0):
+    """How many of ``n_episodes`` stochastic episodes from the start state
+    end at each goal."""
+    import numpy as np
+    from examples.multi_goal.multi_goal_env import GOALS, MultiGoalEnv
+    env = MultiGoalEnv()
+    counts = np.zeros(len(GOALS), int)
+    for episode in range(n_episodes):
+        observation, _ = env.reset(seed=seed + episode)
+        for _ in range(30):
+            action = policy.actions_np({'observations': observation[None]})[0]
+            observation, _, terminated, _, info = env.step(action)
+            if terminated:
+                counts[info['goal']] += 1
+                break
+    return counts
+
+
+# At least GOALS_AT_LEAST goals each reached in GOAL_SHARE of the episodes,
+# and REACHED_SHARE of the episodes reaching one.
+GOALS_AT_LEAST, GOAL_SHARE, REACHED_SHARE = 3, 0.1, 0.7
+
+
+def reaches_several_goals(counts, n_episodes=100):
+    counts = sorted(counts, reverse=True)
+    return (counts[GOALS_AT_LEAST - 1] >= GOAL_SHARE * n_episodes
+            and sum(counts) >= REACHED_SHARE * n_episodes)
+
+
+def policy_of_checkpoint(checkpoint):
+    """The stochastic policy a checkpoint folder holds."""
+    from softlearning.analysis import policy_plot
+    checkpoint_dir, variant, env = policy_plot.load_checkpoint(checkpoint)
+    policy, _ = policy_plot.load_policy_and_Q(checkpoint_dir, variant, env)
+    return policy
