@@ -146,6 +146,33 @@ def report(calibration):
     return '\n'.join(lines)
 
 
+def markdown(calibration):
+    """The calibration as a Markdown table (the README's)."""
+    rows = ['| case | budget | seeds | score: min / median | threshold '
+            '| margin | P(fail), normal fit | AVX2 runs: min |',
+            '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
+    for name, spec in learning_cases.CASES.items():
+        entry = calibration.get(name)
+        if not is_current(entry, spec):
+            continue
+        scores = sorted(learning_cases.case_score(spec, run['returns'])
+                        for run in entry['seeds'].values())
+        other = [learning_cases.case_score(spec, run['returns'])
+                 for runs in entry.get('other_isa', {}).values()
+                 for run in runs.values()]
+        threshold = spec['threshold']
+        cells = [name, f"{spec['epochs']}k steps", str(len(scores)),
+                 f'{scores[0]:.0f} / {scores[len(scores) // 2]:.0f}']
+        if threshold is None:
+            cells += ['-', '-', '-']
+        else:
+            cells += [f'{threshold}', f'{scores[0] - threshold:.0f}',
+                      f'{learning_cases.normal_tail(scores, threshold):.0e}']
+        cells.append(f'{min(other):.0f} ({len(other)})' if other else '-')
+        rows.append('| ' + ' | '.join(cells) + ' |')
+    return '\n'.join(rows)
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0],
@@ -161,6 +188,8 @@ def main():
                         help='Record the runs under ONEDNN_MAX_CPU_ISA.')
     parser.add_argument('--report', action='store_true',
                         help='Print the table and run nothing.')
+    parser.add_argument('--markdown', action='store_true',
+                        help='Print the table as Markdown (the README\'s).')
     args = parser.parse_args()
     unknown = [c for c in args.cases if c not in learning_cases.CASES]
     if unknown:
@@ -193,7 +222,7 @@ def main():
                 entry['date'] = time.strftime('%Y-%m-%d')
                 calibration[name] = entry
             save(calibration)
-    print(report(calibration))
+    print(markdown(calibration) if args.markdown else report(calibration))
 
 
 if __name__ == '__main__':

@@ -25,13 +25,18 @@ REPO_ROOT = os.path.dirname(TESTS)
 
 
 def outcomes(junit_xml):
-    """{test id: 'passed' | 'failed' | 'skipped'} of a JUnit XML report."""
+    """{test id: 'passed' | 'skipped' | the failure's message} of a JUnit
+    XML report."""
     results = {}
     for case in ElementTree.parse(junit_xml).iter('testcase'):
         test = f"{case.get('classname')}::{case.get('name')}"
-        tags = {child.tag for child in case}
-        results[test] = ('failed' if tags & {'failure', 'error'} else
-                         'skipped' if 'skipped' in tags else 'passed')
+        results[test] = 'passed'
+        for child in case:
+            if child.tag in ('failure', 'error'):
+                results[test] = 'failed: ' + (child.get('message') or
+                                              child.tag)[:500]
+            elif child.tag == 'skipped':
+                results[test] = 'skipped'
     return results
 
 
@@ -99,12 +104,14 @@ def main():
                 counts.setdefault(test, 0)
                 if outcome == 'passed':
                     counts[test] += 1
-                elif outcome == 'failed':
+                elif outcome.startswith('failed'):
                     failures.setdefault(test, []).append(seed)
-            failed = sum(outcome == 'failed' for outcome in results.values())
+            failed = [f'{test}: {outcome}' for test, outcome in results.items()
+                      if outcome.startswith('failed')]
             print(f'round {round_}/{args.rounds} (seed {seed}): '
-                  f'{len(results)} tests, {failed} failed, '
-                  f'{time.time() - start:.0f} s', file=sys.stderr, flush=True)
+                  f'{len(results)} tests, {len(failed)} failed, '
+                  f'{time.time() - start:.0f} s', *failed, sep='\n  ',
+                  file=sys.stderr, flush=True)
     finally:
         beside.stop()
     width = max(map(len, counts), default=10)

@@ -186,12 +186,18 @@ def _progress(folder):
 
 
 def _checkpointed_epochs(folder):
-    """{run name: epochs checkpointed so far}. A trial's worker writes its
-    checkpoints straight to the results folder, while Tune copies the
-    progress files there only now and then: only checkpoints show where a
-    running suite is."""
+    """{run name: epochs checkpointed so far, completely}. A trial's worker
+    writes its checkpoints straight to the results folder, while Tune copies
+    the progress files there only now and then: only checkpoints show where
+    a running suite is. A checkpoint folder appears before its files are
+    all in; read_manifest tells a complete one."""
+    from softlearning.utils.checkpoints import CheckpointError, read_manifest
     epochs = {}
     for path in glob.glob(os.path.join(folder, '*', 'checkpoint_*')):
+        try:
+            read_manifest(path)
+        except (CheckpointError, OSError, ValueError):
+            continue
         run = os.path.basename(os.path.dirname(path)).split('_')[0]
         index = int(os.path.basename(path).split('_')[1])
         epochs[run] = max(epochs.get(run, 0), index + 1)
@@ -207,18 +213,23 @@ def _benchmark(path, local_dir, log, *options):
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def _interrupt_mid_suite(path, local_dir, folder, epochs):
+def _interrupt_mid_suite(path, local_dir, folder, epochs, started=1):
     """Runs the suite one trial at a time and presses Ctrl+C once a trial
-    has finished and the next one has evaluated but not finished."""
+    has finished and the next one has checkpointed ``started`` epochs but
+    not finished. A checkpoint on disk may not have reached Tune's driver
+    yet (Tune then starts the trial over); the next epoch's checkpoint
+    shows that it has (the driver starts an epoch after the last one's
+    result): ``started=2`` when the test needs Tune to restore it."""
     log_path = local_dir / 'first.log'
     with open(log_path, 'w') as log:
         process = _benchmark(path, local_dir, log,
                              '--max-concurrent-trials', '1')
     try:
-        deadline = time.time() + 300
+        deadline = time.time() + 600
         while time.time() < deadline and process.poll() is None:
             done = sorted(_checkpointed_epochs(folder).values())
-            if len(done) == 2 and done[-1] == epochs and done[0] < epochs:
+            if (len(done) == 2 and done[-1] == epochs
+                    and started <= done[0] < epochs):
                 break
             time.sleep(0.1)
         else:
@@ -350,12 +361,12 @@ name: errored
 algorithms: [TD3, SAC]
 environments: [gym/Pendulum/v1]
 seeds: [0]
-steps: 800
+steps: 1200
 warmup_steps: 400
 evaluation: {episodes: 1, first_seed: 1000, interval: 400}
 options: {trial_cpus: 1}
 """
-ERRORED_EPOCHS = 2
+ERRORED_EPOCHS = 3
 
 
 @pytest.mark.timing
@@ -369,8 +380,9 @@ def test_restart_errored_starts_over_a_trial_whose_checkpoint_fails(
     path = tmp_path / 'errored.yaml'
     path.write_text(ERRORED_SUITE)
     folder = tmp_path / 'benchmarks' / 'errored'
-    _interrupt_mid_suite(str(path), tmp_path, folder, ERRORED_EPOCHS)
-    rows = _progress(folder)
+    _interrupt_mid_suite(str(path), tmp_path, folder, ERRORED_EPOCHS,
+                         started=2)
+    rows = _checkpointed_epochs(folder)
     (stopped,) = [run for run, count in rows.items()
                   if count < ERRORED_EPOCHS]
     (finished,) = [run for run, count in rows.items()

@@ -1,9 +1,11 @@
 """The command line as a user runs it."""
 
+import glob
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -138,6 +140,8 @@ def one_epoch_runs(tmp_path_factory):
     """One epoch on each universe, the three commands at once."""
     local_dirs = {universe: tmp_path_factory.mktemp(universe)
                   for universe, _, _ in UNIVERSES}
+    # A temporary folder of their own (short: Ray's socket paths go in it).
+    temp_dir = tempfile.mkdtemp(prefix='t')
     results = run_clis_at_once({
         universe: [
             'run_example_local', 'examples.development', '--universe',
@@ -146,16 +150,19 @@ def one_epoch_runs(tmp_path_factory):
             '1', '--exp-name', 'smoke', '--local-dir', local_dirs[universe],
             '--cpus', '2', '--checkpoint-frequency', '1', '--config',
             'algorithm_params.config.n_initial_exploration_steps=500']
-        for universe, domain, task in UNIVERSES})
-    return {universe: (results[universe], local_dirs[universe])
+        for universe, domain, task in UNIVERSES}, env={'TMPDIR': temp_dir})
+    return {universe: (results[universe], local_dirs[universe], temp_dir)
             for universe in results}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize('universe, domain, task', UNIVERSES)
 def test_one_epoch_through_tune(one_epoch_runs, universe, domain, task):
-    result, local_dir = one_epoch_runs[universe]
+    result, local_dir, temp_dir = one_epoch_runs[universe]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # The trials' tf.functions were converted by autograph, whose modules in
+    # the temporary folder a Ray worker's end would leave behind.
+    assert not glob.glob(os.path.join(temp_dir, '__autograph_generated_*'))
     (trial_dir,) = trial_dirs(local_dir)
     relative = os.path.relpath(trial_dir, local_dir).split(os.sep)
     assert relative[:3] == [universe, domain, task]

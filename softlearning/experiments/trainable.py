@@ -40,6 +40,24 @@ def set_tensorflow_threads(num_threads):
         pass
 
 
+def remove_autograph_files():
+    """Removes the modules TensorFlow's autograph wrote to the temporary
+    folder for this process's tf.functions. Autograph removes them when
+    Python exits, but Ray ends a trial's process without that (and Tune may
+    end a cached one without calling ``cleanup``), so every run would leave
+    dozens in /tmp. They are needed only while being imported: called after
+    every epoch, and at the end."""
+    import sys
+    for name, module in list(sys.modules.items()):
+        if name.startswith('__autograph_generated_file'):
+            path = getattr(module, '__file__', None)
+            if path:
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
+
+
 def optimizers(algorithm):
     """{name: optimizer} of the algorithm's checkpointed optimizers."""
     import tf_keras as keras
@@ -156,10 +174,12 @@ class ExperimentRunner(tune.Trainable):
             # Which node of a cluster the trial ran on.
             diagnostics['node_id'] = ray.get_runtime_context().get_node_id()
         diagnostics['done'] = diagnostics['epoch'] >= self._n_epochs
+        remove_autograph_files()
         return diagnostics
 
     def cleanup(self):
         self.sampler.close()
+        remove_autograph_files()
 
     # Checkpoints ----------------------------------------------------------
     # The format (atomic files, completion marker, incremental replay pool
