@@ -58,16 +58,16 @@ CASES = {
                  'Q_params.config.n_Q_functions=2', *SMALL], 5, -400),
     'SAC 3-step': case([*PENDULUM, '--algorithm', 'SAC', '--n-step', '3',
                         *SMALL], 5, -400),
-    'CrossQ': case([*PENDULUM, '--algorithm', 'CrossQ', *SMALL], 8, -400),
+    'CrossQ': case([*PENDULUM, '--algorithm', 'CrossQ', *SMALL], 6, -400),
     'SimBa SAC': case([*PENDULUM, '--algorithm', 'SAC', '--network', 'simba',
                        '--config', 'Q_params.config.hidden_layer_sizes=[32]',
                        '--config',
                        'policy_params.config.hidden_layer_sizes=[32]'],
                       5, -400),
     'REDQ': case([*PENDULUM, '--algorithm', 'REDQ', *HIGH_UTD, *SMALL],
-                 4, -400),
+                 3, -400),
     'DroQ': case([*PENDULUM, '--algorithm', 'DroQ', *HIGH_UTD, *SMALL],
-                 4, -400),
+                 3, -400),
     # Pendulum-v1 observing cos/sin only: one observation does not tell
     # the angular velocity, a history does. The test asserts that the
     # recurrent agent learns and beats the feedforward one on the same
