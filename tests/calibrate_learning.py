@@ -22,6 +22,7 @@ import glob
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,9 +48,13 @@ def load(path=CALIBRATION):
 
 def save(calibration, path=CALIBRATION):
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = json.dumps(calibration, indent=1, sort_keys=True)
+    # A list of numbers (an evaluation curve, goal counts) on one line.
+    text = re.sub(r'\[\s*(-?\d[-\d.,\s]*?)\s*\]',
+                  lambda match: '[' + ' '.join(match.group(1).split()) + ']',
+                  text)
     with open(path + '.tmp', 'w') as f:
-        json.dump(calibration, f, indent=1, sort_keys=True)
-        f.write('\n')
+        f.write(text + '\n')
     os.replace(path + '.tmp', path)
 
 
