@@ -26,8 +26,11 @@ def calibration():
         return json.load(f)
 
 
-def scores(name, runs=None):
+def scores(name, runs=None, epochs_early=0):
+    """{seed: score} of the case's calibrated seeds (or of ``runs``), at its
+    budget or ``epochs_early`` epochs before it."""
     spec = CASES[name]
+    spec = {**spec, 'epochs': spec['epochs'] - epochs_early}
     runs = calibration()[name]['seeds'] if runs is None else runs
     return {seed: case_score(spec, run['returns'])
             for seed, run in runs.items()}
@@ -60,6 +63,19 @@ def test_threshold_lies_below_every_calibrated_seed_with_a_margin(name):
         MAX_FAILURE_PROBABILITY), by_seed
     for isa, runs in calibration()[name].get('other_isa', {}).items():
         assert min(scores(name, runs).values()) >= threshold, (isa, runs)
+
+
+@pytest.mark.parametrize('name', [name for name, spec in CASES.items()
+                                  if spec['threshold'] is not None])
+def test_budget_leaves_the_slowest_seed_an_epoch_to_spare(name):
+    """Every calibrated seed is past the threshold one epoch before the
+    budget. Scores are not normal: a seed that learns late sits far below
+    the others, and a normal fit of ten scores misses that tail (TQC at
+    5,000 steps: every calibrated seed above -218, fit P(fail) 1e-9, and
+    seed 102 at -426 in the flake check). An epoch to spare in time is
+    what covers a slow seed."""
+    early = scores(name, epochs_early=1)
+    assert min(early.values()) >= CASES[name]['threshold'], early
 
 
 @pytest.mark.parametrize('name', [name for name, spec in CASES.items()
