@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import read_progress, run_clis_at_once, trial_dirs
-from learning_cases import CASES, POMDP_MARGIN, learning_seed, score
+from learning_cases import CASES, POMDP_MARGIN, case_score, learning_seed
 
 pytestmark = [pytest.mark.slow, pytest.mark.learning]
 
@@ -42,14 +42,18 @@ def evaluation_returns(tmp_path, names, timeout=1500):
     return curves
 
 
+def scores_of(curves):
+    """{name: the case's score} of evaluation_returns' curves."""
+    return {name: case_score(CASES[name], curve)
+            for name, curve in curves.items()}
+
+
 def assert_cases_learn(tmp_path, *names):
     curves = evaluation_returns(tmp_path, names)
-    scores = {name: score(curves[name], CASES[name]['window'])
-              for name in names}
+    scores = scores_of(curves)
     for name in names:
         assert scores[name] >= CASES[name]['threshold'], (
             name, learning_seed(), scores, curves)
-    return curves, scores
 
 
 def test_sac_and_sql_learn_pendulum(tmp_path):
@@ -89,8 +93,6 @@ def test_recurrent_sac_beats_feedforward_sac_without_velocities(tmp_path):
     feedforward SAC, same steps and seed, does worse by POMDP_MARGIN."""
     recurrent, feedforward = ('recurrent SAC (positions)',
                               'feedforward SAC (positions)')
-    curves = evaluation_returns(tmp_path, [recurrent, feedforward])
-    scores = {name: score(curves[name], CASES[name]['window'])
-              for name in curves}
+    scores = scores_of(evaluation_returns(tmp_path, [recurrent, feedforward]))
     assert scores[recurrent] >= CASES[recurrent]['threshold'], scores
     assert scores[recurrent] - scores[feedforward] >= POMDP_MARGIN, scores

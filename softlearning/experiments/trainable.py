@@ -56,6 +56,8 @@ def remove_autograph_files():
                     os.remove(path)
                 except OSError:
                     pass
+                # Removed once: later epochs skip it.
+                module.__file__ = None
 
 
 def optimizers(algorithm):
