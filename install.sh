@@ -20,6 +20,7 @@ fi
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-# The sweeps extra (optuna) too, so that the tests cover it.
-.venv/bin/python -m pip install -q -e '.[test,sweeps]'
+# The sweeps (optuna) and tracking (MLflow, W&B) extras too, so that the
+# tests cover them.
+.venv/bin/python -m pip install -q -e '.[test,sweeps,tracking]'
 echo "softlearning installed in $(pwd)/.venv"

@@ -22,6 +22,8 @@ setup(
         'gcp': ['google-api-python-client', 'ray[default]==2.60.*'],
         # --search-algorithm optuna
         'sweeps': ['optuna==5.0.*'],
+        # --mlflow URI, --wandb-project NAME
+        'tracking': ['mlflow==3.17.*', 'wandb==0.31.*'],
     },
     entry_points={
         'console_scripts': [

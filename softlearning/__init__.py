@@ -8,3 +8,11 @@ import os
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
 __version__ = '0.1.0'
+
+
+def load(checkpoint_path, seed=None):
+    """A trained agent: ``softlearning.load(checkpoint_or_trial_folder)``,
+    then ``agent.predict(observation)`` and ``agent.evaluate(env)`` in the
+    environment's own terms (softlearning/agent.py)."""
+    from softlearning.agent import load as load_agent
+    return load_agent(checkpoint_path, seed=seed)

@@ -6,8 +6,8 @@ policy learns to head for all four (a multimodal policy).
     softlearning plot-policy <checkpoint> --output multi_goal.png
 
 Every option of softlearning's own experiment (``examples.development``)
-works; the settings below are
-defaults that ``--n-epochs``, ``--config`` and the rest override. With
+works; the settings below are defaults that ``--n-epochs``, ``--config``,
+the rest and run_example_debug's small epochs override. With
 ``--algorithm SAC`` the same task trains SAC's unimodal Gaussian policy.
 """
 
@@ -40,6 +40,9 @@ CONFIG = {
     },
 }
 COMMON_CONFIG = {
+    'algorithm_params.config.n_epochs': 20,
+    'algorithm_params.config.epoch_length': 1000,
+    'algorithm_params.config.max_path_length': 30,
     'algorithm_params.config.n_initial_exploration_steps': 1000,
     'algorithm_params.config.eval_n_episodes': 10,
     'policy_params.config.hidden_layer_sizes': [64, 64],
@@ -51,15 +54,15 @@ COMMON_CONFIG = {
 def get_parser():
     parser = _get_parser()
     parser.set_defaults(algorithm='SQL', universe='gym', domain=DOMAIN,
-                        task='v0', n_epochs=20, epoch_length=1000,
-                        max_path_length=30)
+                        task='v0')
     return parser
 
 
 def get_variant_spec(args):
-    defaults = {**COMMON_CONFIG, **CONFIG.get(args.algorithm, {})}
-    args.config = [*defaults.items(), *args.config]
-    return _get_spec(args)
+    # The example's settings rank below the command line's and below
+    # run_example_debug's small epochs.
+    return _get_spec(args, defaults={**COMMON_CONFIG,
+                                     **CONFIG.get(args.algorithm, {})})
 
 
 __all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',

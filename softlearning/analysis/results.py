@@ -2,7 +2,8 @@
 
 A trial is a folder holding ``params.json`` (its variant) and
 ``progress.csv`` (one row per epoch), as Tune and ``run_example_debug``
-write them. Trials whose variants differ only in the seed (and other
+write them (or, for a trial that failed before its first epoch,
+``error.txt`` instead of ``progress.csv``). Trials whose variants differ only in the seed (and other
 bookkeeping) form one group; the entries that differ between groups name
 them, e.g. ``algorithm_params.config.policy_lr=0.001``.
 """
@@ -16,6 +17,7 @@ import pandas as pd
 
 PARAMS_FILE = 'params.json'
 PROGRESS_FILE = 'progress.csv'
+ERROR_FILE = 'error.txt'
 # Variant entries that do not change what is learned: trials that differ
 # only in these are seeds of one configuration.
 BOOKKEEPING_KEYS = ('run_params.seed', 'run_params.restore',
@@ -40,6 +42,7 @@ class Trial:
     progress: pd.DataFrame
     status: str         # done, stopped, error, running, paused, pending,
     #                     unfinished
+    error: str = ''     # the last line of its error.txt (status 'error')
 
 
 def flatten(nested, prefix=''):
@@ -53,12 +56,26 @@ def flatten(nested, prefix=''):
     return flat
 
 
-def _trial_folders(root):
+def _trial_folders(root, include_failed=False):
+    """Trial folders under ``root``; with ``include_failed`` also those of
+    trials that failed before their first result (no progress.csv)."""
     pattern = os.path.join(glob.escape(root), '**', PARAMS_FILE)
-    return sorted(os.path.dirname(path)
-                  for path in glob.glob(pattern, recursive=True)
-                  if os.path.isfile(os.path.join(os.path.dirname(path),
-                                                 PROGRESS_FILE)))
+    folders = (os.path.dirname(path)
+               for path in glob.glob(pattern, recursive=True))
+    return sorted(folder for folder in folders if os.path.isfile(
+        os.path.join(folder, PROGRESS_FILE)) or (include_failed and (
+            os.path.isfile(os.path.join(folder, ERROR_FILE)))))
+
+
+def _error_line(folder):
+    """The last line of a trial's error.txt (Tune writes the error there,
+    its traceback first), or ''."""
+    try:
+        with open(os.path.join(folder, ERROR_FILE)) as f:
+            lines = [line.strip() for line in f if line.strip()]
+    except OSError:
+        return ''
+    return lines[-1] if lines else ''
 
 
 def tune_statuses(experiment):
@@ -105,7 +122,7 @@ def _status(folder, params, progress, tune_statuses):
     tune_status = tune_statuses.get(os.path.basename(folder))
     if tune_status == 'ERROR' or (
             tune_status is None and os.path.exists(
-                os.path.join(folder, 'error.txt'))):
+                os.path.join(folder, ERROR_FILE))):
         return 'error'
     if _reached_its_end(params, progress):
         return 'done'
@@ -120,17 +137,18 @@ def _status(folder, params, progress, tune_statuses):
 def _read_progress(folder):
     try:
         return pd.read_csv(os.path.join(folder, PROGRESS_FILE))
-    except pd.errors.EmptyDataError:
+    except (pd.errors.EmptyDataError, FileNotFoundError):
         return pd.DataFrame()  # a trial that has not finished an epoch
 
 
-def load_trials(paths):
+def load_trials(paths, include_failed=False):
     """Every trial under each of ``paths`` (a trial folder, an experiment
-    folder, or any folder above them). When trials come from several
+    folder, or any folder above them); with ``include_failed`` also trials
+    that failed before their first epoch. When trials come from several
     paths, their ``experiment`` entry is the path's name."""
     trials = []
     for path in map(os.path.expanduser, paths):
-        folders = _trial_folders(path)
+        folders = _trial_folders(path, include_failed)
         if not folders:
             raise ResultsError(
                 f"No trials under {path}: a trial is a folder with "
@@ -147,8 +165,10 @@ def load_trials(paths):
             if experiment not in statuses:
                 statuses[experiment] = tune_statuses(experiment)
             progress = _read_progress(folder)
-            trials.append(Trial(folder, params, progress, _status(
-                folder, params, progress, statuses[experiment])))
+            status = _status(folder, params, progress, statuses[experiment])
+            trials.append(Trial(folder, params, progress, status,
+                                _error_line(folder) if status == 'error'
+                                else ''))
     return trials
 
 
@@ -252,7 +272,11 @@ def _sort_key(value):
 
 
 def check_columns(trials, *columns):
-    """One clear error for a column no trial's progress.csv has."""
+    """One clear error for a column no trial's progress.csv has (trials
+    without one yet do not count)."""
+    trials = [t for t in trials if not t.progress.empty]
+    if not trials:
+        return
     available = set().union(*(t.progress.columns for t in trials))
     for column in columns:
         if column not in available:

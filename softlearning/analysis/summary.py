@@ -128,3 +128,18 @@ def format_summary(summary, metric=DEFAULT_METRIC):
               f"over seeds; {n_trials} trials in {len(summary)} "
               f"configuration{'s' if len(summary) != 1 else ''}")
     return header + '\n' + table.to_string(index=False)
+
+
+NOT_FINISHED = ('error', 'unfinished', 'running', 'paused', 'pending')
+
+
+def format_not_finished(trials):
+    """The trials that failed or have not finished, one line each with its
+    status (and error line); '' when every trial finished."""
+    lines = [f"  [{t.status}] {t.path}" + (f"\n      {t.error}" if t.error
+                                           else '')
+             for t in trials if t.status in NOT_FINISHED]
+    if not lines:
+        return ''
+    return (f"{len(lines)} trial{'s' if len(lines) != 1 else ''} not "
+            "finished:\n" + '\n'.join(lines))

@@ -6,6 +6,8 @@ import sys
 
 from softlearning.analysis.results import ResultsError
 
+from .options import ArgumentParser
+
 RESULTS_HELP = ('Experiment folders, trial folders, or folders above them '
                 '(e.g. ~/ray_results/gym/Pendulum/v1/<experiment>).')
 
@@ -24,7 +26,7 @@ def _size(value):
 
 
 def _results_parser(command, description):
-    parser = argparse.ArgumentParser(prog=f'softlearning {command}',
+    parser = ArgumentParser(prog=f'softlearning {command}',
                                      description=description)
     parser.add_argument('paths', nargs='+', metavar='DIR', help=RESULTS_HELP)
     return parser
@@ -127,26 +129,32 @@ def _fail(parser, error):
     parser.exit(2, f"{parser.prog}: error: {error}\n")
 
 
-def _load(parser, paths):
+def _load(parser, paths, include_failed=False):
     from softlearning.analysis.results import load_trials
     for path in paths:
         if not os.path.isdir(os.path.expanduser(path)):
             _fail(parser, f"no such folder: {path}")
-    return load_trials([os.path.expanduser(path) for path in paths])
+    return load_trials([os.path.expanduser(path) for path in paths],
+                       include_failed)
 
 
 def summary_main(argv=None):
     parser = _summary_parser()
     args = parser.parse_args(argv)
-    from softlearning.analysis.summary import format_summary, sort_summary, summarize
+    from softlearning.analysis.summary import (format_not_finished,
+                                               format_summary, sort_summary,
+                                               summarize)
     try:
-        summary = summarize(_load(parser, args.paths), args.metric,
-                            args.metric_mode)
+        trials = _load(parser, args.paths, include_failed=True)
+        summary = summarize(trials, args.metric, args.metric_mode)
         if args.sort:
             summary = sort_summary(summary, args.sort, args.metric_mode)
     except (ResultsError, ValueError) as error:
         _fail(parser, error)
     print(format_summary(summary, args.metric))
+    not_finished = format_not_finished(trials)
+    if not_finished:
+        print('\n' + not_finished)
     if args.csv:
         summary.to_csv(args.csv, index=False)
         print(f"\nWrote {args.csv}")

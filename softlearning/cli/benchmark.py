@@ -2,13 +2,13 @@
 experiment (softlearning/experiments/benchmark.py), resumed by running the
 same command again."""
 
-import argparse
 
-from .options import positive_int, report_errors
+from .options import (VERBOSE_HELP, ArgumentParser, positive_int,
+                      report_errors)
 
 
 def get_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog='softlearning benchmark',
         description=(
             'Run a benchmark suite: every algorithm x environment x seed of '
@@ -39,7 +39,7 @@ def get_parser():
                         help='At most this many trials at once (default: as '
                              'many as the CPUs hold).')
     parser.add_argument('--verbose', type=int, default=None,
-                        choices=(0, 1, 2), help='Tune verbosity (default 1).')
+                        choices=(0, 1, 2), help=VERBOSE_HELP)
     parser.add_argument('--restart-errored', action='store_true',
                         help='Resuming: trials that ended in an error start '
                              'over from scratch instead of continuing from '

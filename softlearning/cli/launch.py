@@ -2,16 +2,15 @@
 options; the example's options are checked as run_example_cluster's (see
 softlearning/experiments/launch.py for what a launch does)."""
 
-import argparse
 import os
 
 from softlearning.experiments.launch import PROVIDERS, launch
 
-from .options import str2bool
+from .options import ArgumentParser, str2bool
 
 
 def get_parser(provider):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=f'softlearning launch_example_{provider} EXAMPLE',
         description='Start a Ray cluster with the autoscaler, run the '
                     'example on it with run_example_cluster, then shut the '

@@ -15,11 +15,10 @@
     softlearning plot DIR... -o FILE.png [options]     learning curves, mean +- std over seeds
 """
 
-import argparse
 import os
 import sys
 
-from .options import report_errors
+from .options import ArgumentParser, report_errors
 
 DEFAULT_EXAMPLE = 'examples.development'
 
@@ -63,7 +62,7 @@ RESULTS_COMMANDS = {
 
 
 def get_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog='softlearning',
         description='Train maximum-entropy RL agents (SAC, SQL, TQC, REDQ, '
                     'DroQ) and their deterministic baselines (TD3, DDPG) '

@@ -10,10 +10,27 @@ import sys
 from softlearning.environments import UNIVERSES
 from softlearning.environments.partial_observation import PARTS
 from softlearning.experiments import presets
+from softlearning.experiments.presets import common as common_preset
 from softlearning.experiments import sweeps as tune_settings
+from softlearning.experiments import tracking
 from softlearning.experiments.errors import ExperimentError
+from softlearning.experiments.value_types import NotJson
 
 DEFAULT_TRIAL_NAME_TEMPLATE = 'id={trial.trial_id}-seed={trial.config[run_params][seed]}'
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose errors are one line, ``softlearning: error:
+    ...`` (the usage block is what --help shows)."""
+
+    def error(self, message):
+        one_line_error(message)
+
+
+def one_line_error(message):
+    """A bad command line: one line on stderr, exit status 2."""
+    print(f"softlearning: error: {message}", file=sys.stderr, flush=True)
+    sys.exit(2)
 
 
 def str2bool(value):
@@ -41,6 +58,8 @@ def json_dict(value):
 
 
 def key_value(value):
+    """(KEY, VALUE parsed as JSON); a VALUE that is not JSON is kept as a
+    NotJson string, which only a string entry accepts (value_types.py)."""
     if '=' not in value:
         raise argparse.ArgumentTypeError(
             f"expected KEY=VALUE (e.g. algorithm_params.config.discount=0.98)"
@@ -49,7 +68,7 @@ def key_value(value):
     try:
         parsed = json.loads(raw)
     except json.JSONDecodeError:
-        parsed = raw  # a bare string
+        parsed = NotJson(raw)
     return key, parsed
 
 
@@ -153,22 +172,56 @@ def add_sweep_options(parser):
                             'many as the CPUs allow).')
 
 
+VERBOSE_HELP = ("Console output: 1 (default) one line per trial and epoch, "
+                "then each trial's result; 2 also Tune's status tables; 0 "
+                "Tune says nothing but errors.")
+
+
 def report_errors(function, *args, **kwargs):
     """``function(...)``'s exit code (0 unless it returns an int); a bad
-    input (ExperimentError) is one line on stderr and exit code 2."""
+    input (ExperimentError) is one line on stderr and exit code 2, Ctrl+C
+    exit code 130."""
     try:
         result = function(*args, **kwargs)
         return result if isinstance(result, int) else 0
     except ExperimentError as error:
         print(f"softlearning: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # A second Ctrl+C (the first one stops the run, which reports).
+        print("softlearning: interrupted", file=sys.stderr)
+        return 130
+
+
+def add_tracking_options(parser):
+    group = parser.add_argument_group(
+        'experiment tracking (TensorBoard: always, tensorboard --logdir '
+        '~/ray_results)')
+    group.add_argument('--mlflow', type=str, default=None, metavar='URI',
+                       help='Log every trial to MLflow: a tracking server '
+                            '(http://127.0.0.1:5000), a database URI, or a '
+                            "folder (an SQLite store there). Needs "
+                            f"{tracking.EXTRA}.")
+    group.add_argument('--mlflow-experiment', type=str, default=None,
+                       metavar='NAME',
+                       help="MLflow experiment name (default: the results "
+                            "folder's name).")
+    group.add_argument('--wandb-project', type=str, default=None,
+                       metavar='NAME',
+                       help='Log every trial to this Weights & Biases '
+                            f'project. Needs {tracking.EXTRA}.')
+    group.add_argument('--wandb-mode', type=str, default=None,
+                       choices=tracking.WANDB_MODES,
+                       help="offline: write runs under ./wandb to 'wandb "
+                            "sync' later (default: WANDB_MODE, else "
+                            'online).')
 
 
 def get_parser(algorithms=tuple(presets.ALGORITHMS),
                policies=tuple(presets.POLICY_CLASSES)):
     """The options of the experiments softlearning runs (and of
     ``examples.development``, which is this)."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         description='Train a maximum-entropy RL agent as a Ray Tune experiment.',
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
@@ -187,8 +240,15 @@ def get_parser(algorithms=tuple(presets.ALGORITHMS),
     # Without --policy, each algorithm trains its own (its preset's).
     group.add_argument('--policy', type=str, default=None,
                        choices=policies)
+    base = common_preset.VARIANT['algorithm_params']['config']
     group.add_argument('--n-epochs', type=positive_int, default=None,
-                       help='Override the number of epochs.')
+                       help="Override the number of epochs (default: the "
+                            "domain's preset, e.g. 10 for gym Pendulum; "
+                            f"{base['n_epochs']} of 1000 steps for a "
+                            "domain without one, the first "
+                            f"{base['n_initial_exploration_steps']} steps "
+                            "random warm-up, --config algorithm_params."
+                            "config.n_initial_exploration_steps=N).")
     group.add_argument('--epoch-length', type=positive_int, default=None,
                        help='Override the environment steps per epoch.')
     group.add_argument('--max-path-length', type=positive_int, default=None,
@@ -269,10 +329,11 @@ def get_parser(algorithms=tuple(presets.ALGORITHMS),
                             'trials from their last checkpoints. A checkpoint '
                             '(or trial) folder: start a new trial from it.')
     group.add_argument('--verbose', type=int, default=None, choices=(0, 1, 2),
-                       help='Tune verbosity (default: 1).')
+                       help=VERBOSE_HELP)
 
     add_sampling_options(parser)
     add_sweep_options(parser)
+    add_tracking_options(parser)
 
     group = parser.add_argument_group('resources')
     group.add_argument('--cpus', type=int, default=None,

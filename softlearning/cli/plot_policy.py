@@ -1,13 +1,14 @@
 """``softlearning plot-policy CHECKPOINT``: its options (the picture:
 softlearning/analysis/policy_plot.py)."""
 
-import argparse
 import json
 import sys
 
+from .options import ArgumentParser
+
 
 def get_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog='softlearning plot-policy',
         description="Plot actions sampled by a checkpoint's policy at given "
                     "states (and Q(s, a) contours for 2-D actions) as a PNG.")

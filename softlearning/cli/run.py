@@ -5,6 +5,8 @@ from softlearning.experiments import load_definition, prepare
 from softlearning.experiments import sweeps
 from softlearning.experiments.errors import ExperimentError
 
+from .options import one_line_error
+
 
 def _given_options(parser, args):
     """{destination: as written} of the options whose values differ from
@@ -21,6 +23,7 @@ def parse_command_line(example_module_name, argv, mode):
     definition = load_definition(example_module_name)
     parser = definition.get_parser()
     parser.prog = f'softlearning run_example_{mode} {example_module_name}'
+    parser.error = one_line_error  # an example's own parser too
     try:
         sweep_config = sweeps.apply_sweep_file(
             parser, sweeps.sweep_file_option(argv))

@@ -9,14 +9,14 @@ latest checkpoint). The environment is rebuilt from the variant saved with
 the checkpoint.
 """
 
-import argparse
 import sys
 
-from .options import json_dict, positive_int, report_errors, str2bool
+from .options import (ArgumentParser, json_dict, positive_int,
+                      report_errors, str2bool)
 
 
 def get_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog='softlearning simulate',
         description='Run a trained policy from a checkpoint; print each '
                     "rollout's return and length; optionally write an MP4.")
@@ -51,7 +51,7 @@ def main(argv=None):
 
 
 def export_main(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog='softlearning export',
         description='Save the policy of a checkpoint as a TensorFlow '
                     'SavedModel that acts without softlearning installed.')

@@ -2,7 +2,8 @@
 
 ``get_environment('gym', 'Pendulum', 'v1', {})`` builds an adapter;
 ``get_environment_from_params({'universe': ..., 'domain': ..., 'task': ...,
-'kwargs': {...}})`` does the same from a variant's environment params, and
+'kwargs': {...}})`` does the same from a variant's environment params (with
+'import_path', the folder of a user's own domain module), and
 wraps it when they ask for partial observations ('pomdp', see
 partial_observation.py) or for rendered frames ('pixels', see pixels.py).
 """
@@ -46,6 +47,12 @@ def get_environment(universe, domain, task, environment_kwargs=None):
 
 
 def get_environment_from_params(environment_params):
+    if environment_params.get('import_path'):
+        # The user's own module, from where training found it.
+        from .adapters.gymnasium_adapter import import_environment_module
+        import_environment_module(environment_params['domain'],
+                                  environment_params['universe'],
+                                  environment_params['import_path'])
     if environment_params.get('pixels'):
         # pixels.py resolves the settings once, and builds the rest with
         # the frame size they give.
@@ -69,6 +76,17 @@ def _state_environment_from_params(environment_params, extra_kwargs=None):
     return environment
 
 
+def import_path(domain):
+    """The folder the module of a user's domain ('my_module:Name') was
+    imported from, once ``resolve_task`` imported it; None for softlearning's
+    own domains. Recorded in the variant (environment_params.*.import_path)
+    so that every process that builds the environment imports it too."""
+    if ':' not in domain:
+        return None
+    from softlearning.utils.imports import import_root
+    return import_root(domain.partition(':')[0])
+
+
 def resolve_task(universe, domain, task):
     """Returns the canonical task name, or raises ValueError naming the valid
     choices, without building the environment. Retired gym versions (``v3``)
@@ -78,12 +96,17 @@ def resolve_task(universe, domain, task):
         from .adapters.dm_control_adapter import validate_domain_task
         validate_domain_task(domain, task)
         return task
-    from .adapters.gymnasium_adapter import resolve_environment_id
+    from .adapters.gymnasium_adapter import (check_continuous_actions,
+                                             resolve_environment_id)
     adapter_class._register_environments()
     environment_id = resolve_environment_id(
         domain, task, universe, adapter_class._is_own_spec)
+    if universe == 'gym':
+        # (Bullet's tasks are all continuous.) Built once here, so that a
+        # discrete or unbuildable environment fails before Ray starts.
+        check_continuous_actions(environment_id)
     return environment_id.rsplit('-', 1)[1]
 
 
 __all__ = ['SoftlearningEnv', 'UNIVERSES', 'get_environment',
-           'get_environment_from_params', 'resolve_task']
+           'get_environment_from_params', 'import_path', 'resolve_task']

@@ -157,11 +157,16 @@ class PartiallyObserved(ObservationWrapper):
     def _no_action(self):
         return np.zeros(self._environment.action_shape, np.float32)
 
-    def _observation(self, full):
-        observation = {
+    def kept_part(self, full):
+        """The kept part of a full observation (a dict of the wrapped
+        adapter's), without the previous action."""
+        return {
             key: np.asarray(full[key] if indices is None
                             else full[key][..., indices], np.float32)
             for key, indices in self._split.items()}
+
+    def _observation(self, full):
+        observation = self.kept_part(full)
         if self._previous_action:
             observation['previous_action'] = self._last_action.copy()
         return observation

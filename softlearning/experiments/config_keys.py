@@ -149,3 +149,14 @@ def with_constructor_defaults(variant_spec):
         variant_spec[family]['config'] = {**defaults,
                                           **(params.get('config') or {})}
     return variant_spec
+
+
+def constructor_defaults(variant_spec):
+    """{'<family>.config.<keyword>': literal default} of the constructors
+    the variant names (the first class of a searched one)."""
+    defaults = {}
+    for family, _, _, _, parameters, supplied in _components(variant_spec):
+        for name, default in (parameters or {}).items():
+            if name not in supplied and default is not NO_LITERAL_DEFAULT:
+                defaults.setdefault(f'{family}.config.{name}', default)
+    return defaults

@@ -52,6 +52,10 @@ DEBUG_REFUSED = {
     'metric': 'it does not run Tune',
     'metric_mode': 'it does not run Tune',
     'max_concurrent_trials': 'it runs one trial',
+    'mlflow': 'trackers are Tune callbacks; it does not run Tune',
+    'mlflow_experiment': 'trackers are Tune callbacks; it does not run Tune',
+    'wandb_project': 'trackers are Tune callbacks; it does not run Tune',
+    'wandb_mode': 'trackers are Tune callbacks; it does not run Tune',
 }
 
 REFUSED = {

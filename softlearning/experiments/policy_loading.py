@@ -57,7 +57,9 @@ def _accepts_frame_size(environment_params):
     import gymnasium
     from softlearning.environments.adapters.gymnasium_adapter import (
         import_environment_module)
-    domain = import_environment_module(environment_params['domain'])
+    domain = import_environment_module(
+        environment_params['domain'],
+        import_path=environment_params.get('import_path'))
     spec = gymnasium.spec(f"{domain}-{environment_params['task']}")
     return 'mujoco' in str(spec.entry_point)
 

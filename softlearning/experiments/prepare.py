@@ -18,9 +18,9 @@ import sys
 import types
 from typing import Optional
 
-from softlearning.utils import storage
+from softlearning.utils import imports, storage
 
-from . import modes, resources
+from . import modes, resources, tracking
 from .errors import ExperimentError
 
 DEFAULT_DEFINITION = 'softlearning.experiments.definition'
@@ -61,7 +61,8 @@ def load_definition(name=None):
     package run from elsewhere, a cluster node)."""
     name = name or DEFAULT_DEFINITION
     try:
-        return importlib.import_module(name)
+        # (The repository's examples.* from any folder.)
+        return imports.import_module(name)
     except ModuleNotFoundError as error:
         if name == 'examples.development' and error.name in (
                 'examples', 'examples.development'):
@@ -111,6 +112,7 @@ def prepare(definition, options, mode, given=None, check_storage=True):
             1, math.ceil(resources.learner_cpus(options)))
     if check_storage:
         _check_storage_option(options, variant_spec)
+    tracking.check(options)
     experiment = Experiment(definition, options, variant_spec, mode)
     experiment.restore_experiment = _check_restore(options, variant_spec)
     if mode == 'debug' and experiment.restore_experiment:
@@ -177,9 +179,21 @@ def results_root(options):
 
 
 def _check_storage_option(options, variant_spec):
-    """A results URI must be writable from here, before Ray starts."""
+    """The results root must be writable from here, before Ray starts."""
     root = results_root(options)
+    option = '--upload-dir' if getattr(options, 'upload_dir', None) else (
+        '--local-dir')
     if not storage.is_uri(root):
+        path = storage.normalize(root)
+        try:
+            os.makedirs(path, exist_ok=True)
+            if not os.access(path, os.W_OK | os.X_OK):
+                raise PermissionError('permission denied')
+        except OSError as error:
+            raise ExperimentError(
+                f"Cannot write results to {option} {root}: "
+                f"{error.strerror or error}; choose a folder you can "
+                "write to.") from None
         return
     if variant_spec['run_params'].get('checkpoint_replay_pool'):
         raise ExperimentError(
@@ -190,7 +204,7 @@ def _check_storage_option(options, variant_spec):
         storage.check_writable(root)
     except OSError as error:
         raise ExperimentError(
-            f"Cannot write results to --upload-dir: {error}") from None
+            f"Cannot write results to {option}: {error}") from None
 
 
 def _check_restore(options, variant_spec):

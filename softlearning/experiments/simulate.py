@@ -124,6 +124,8 @@ def export(checkpoint_path, output_dir):
             "export writes state-based policies only. Film or replay it "
             "with 'softlearning simulate'.")
     rendering.keep_opengl_out_of_learner()
+    from softlearning.utils.tensorflow_logging import import_tensorflow
+    import_tensorflow()  # first, so that its start-up lines are filtered
     from softlearning.policies.export import export_saved_model
     environment = build_environment(variant)
     policy = load_policy(checkpoint_dir, variant, environment)

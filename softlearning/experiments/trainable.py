@@ -8,6 +8,7 @@ TensorFlow is imported when a trial starts, not when this module is: the
 command that starts an experiment never imports it.
 """
 
+import contextlib
 import os
 
 import numpy as np
@@ -20,6 +21,8 @@ from softlearning.utils.tensorflow_logging import import_tensorflow
 
 from .build import build_components
 from .config_keys import with_constructor_defaults
+from .errors import TrialBuildError
+from .tune_behaviour import quiet_trial_logs
 
 # A trial imports TensorFlow, so it must not load OSMesa (see rendering.py):
 # set up before TensorFlow or any simulator is imported.
@@ -120,20 +123,53 @@ def check_restorable(checkpoint_dir, variant):
         with_constructor_defaults(variant))
 
 
+@contextlib.contextmanager
+def build_errors_cannot_heal(errors=Exception):
+    """``errors`` raised in the block become a TrialBuildError (one line):
+    Tune does not retry it. A lost process or node (Ray's errors) and
+    memory can heal, and stay as they are."""
+    import ray.exceptions
+    try:
+        yield
+    except (MemoryError, ray.exceptions.RayError):
+        raise
+    except errors as error:
+        line = str(error).strip().splitlines()
+        raise TrialBuildError(
+            f"{type(error).__name__}: {line[0] if line else ''}") from error
+
+
 class ExperimentRunner(tune.Trainable):
     """One trial: builds every component from the variant in ``setup`` and
     runs one epoch per ``step``."""
 
     def setup(self, config):
+        quiet_trial_logs()
         set_tensorflow_threads(config['run_params'].get('tf_num_threads'))
-        self._start(config)
+        self._start_or_keep_error(config)
+
+    def _start_or_keep_error(self, variant):
+        """A trial that cannot be built fails at its first step, with one
+        line: raised here, Ray would print its traceback from the trial's
+        process too, and Tune call it a crash."""
+        self._build_error = None
+        try:
+            with build_errors_cannot_heal():
+                self._start(variant)
+        except TrialBuildError as error:
+            self._build_error = error
 
     def reset_config(self, new_config):
         """Tune reuses this process for another trial, or for this trial
         with a new config (PBT): everything is built anew from it."""
-        self.sampler.close()
-        self._start(new_config)
+        self._close_sampler()
+        self._start_or_keep_error(new_config)
         return True
+
+    def _close_sampler(self):
+        sampler = getattr(self, 'sampler', None)
+        if sampler is not None:
+            sampler.close()
 
     def _start(self, variant):
         self._variant = variant
@@ -166,6 +202,8 @@ class ExperimentRunner(tune.Trainable):
         self._pool_saved_total = 0
 
     def step(self):
+        if self._build_error is not None:
+            raise self._build_error
         if self._train_generator is None:
             self._train_generator = self.algorithm.train()
         diagnostics = next(self._train_generator)
@@ -180,7 +218,7 @@ class ExperimentRunner(tune.Trainable):
         return diagnostics
 
     def cleanup(self):
-        self.sampler.close()
+        self._close_sampler()
         remove_autograph_files()
 
     # Checkpoints ----------------------------------------------------------
@@ -250,10 +288,13 @@ class ExperimentRunner(tune.Trainable):
         return checkpoint_dir
 
     def load_checkpoint(self, checkpoint_dir, check_variant=False):
-        manifest = checkpoints.read_manifest(checkpoint_dir)
-        if check_variant:
-            check_restorable(checkpoint_dir, self._variant)
-        state = checkpoints.read_state(checkpoint_dir)
+        if getattr(self, '_build_error', None) is not None:
+            raise self._build_error
+        with build_errors_cannot_heal(checkpoints.CheckpointError):
+            manifest = checkpoints.read_manifest(checkpoint_dir)
+            if check_variant:
+                check_restorable(checkpoint_dir, self._variant)
+            state = checkpoints.read_state(checkpoint_dir)
         if self.pool.total_samples or self.algorithm.epoch:
             self.sampler.close()
             self._build(self._variant)  # restore into fresh components

@@ -7,9 +7,11 @@ import contextlib
 import copy
 import datetime
 import os
+import re
 
 from softlearning.utils import storage
 
+from . import tracking, tune_behaviour
 from .errors import ExperimentError
 from .prepare import results_root
 from .resources import trial_resources
@@ -22,9 +24,21 @@ def experiment_dir(options, variant_spec):
     environment = variant_spec['environment_params']['training']
     timestamp = datetime.datetime.now().strftime('%Y-%m-%dT%H-%M-%S')
     storage_path = storage.join(
-        results_root(options), environment['universe'],
-        environment['domain'], environment['task'])
-    return storage_path, f'{timestamp}-{options.exp_name}'
+        results_root(options), *map(folder_name, (
+            environment['universe'], environment['domain'],
+            environment['task'])))
+    return storage_path, folder_name(f'{timestamp}-{options.exp_name}')
+
+
+def folder_name(text):
+    """``text`` as a folder name that shells and tools take as it is: a
+    user's domain 'my_module:PointMass' is the folder my_module.PointMass."""
+    return re.sub(r'[^A-Za-z0-9_.=+-]', '_', text.replace(':', '.'))
+
+
+# --verbose -> Tune's verbosity: the trials print a line per epoch
+# themselves; Tune's tables (and its best-trial line) only with 2.
+TUNE_VERBOSITY = {0: 0, 1: 0, 2: 1}
 
 
 def _trial_name_creator(template):
@@ -35,13 +49,14 @@ def _trial_name_creator(template):
 
 def run_local(experiment):
     """Runs the experiment on a Ray instance started here. Returns Tune's
-    ResultGrid and the experiment folder."""
+    ResultGrid, the experiment folder and whether Ctrl+C stopped it."""
     options = experiment.options
 
     def start_ray():
         import ray
-        ray.init(num_cpus=options.cpus, num_gpus=options.gpus,
-                 resources=options.resources, include_dashboard=False)
+        with tune_behaviour.quiet_token_notice():
+            ray.init(num_cpus=options.cpus, num_gpus=options.gpus,
+                     resources=options.resources, include_dashboard=False)
     return _run(experiment, start_ray)
 
 
@@ -60,7 +75,8 @@ def run_on_cluster(experiment):
 def _run(experiment, start_ray):
     """The Tune experiment of the variant spec (or the experiment that
     ``--restore`` resumes), on the Ray instance ``start_ray`` starts or
-    joins. Returns (ResultGrid, experiment folder)."""
+    joins. Returns (ResultGrid, experiment folder, whether Ctrl+C stopped
+    it)."""
     import ray
     from ray import tune
 
@@ -70,6 +86,7 @@ def _run(experiment, start_ray):
     storage_path, experiment_name = (experiment.location
                                      or experiment_dir(options, variant_spec))
     run_params = variant_spec['run_params']
+    verbose = 1 if options.verbose is None else options.verbose
     try:
         start_ray()  # first: a cluster that is not there fails in seconds
         trainable = tune.with_resources(experiment.trainable_class,
@@ -91,13 +108,13 @@ def _run(experiment, start_ray):
             set_aside = (_set_aside_errored_trials(folder) if restart
                          else [])
             with _restarts_keep_placeholders():
-                results = tuner.fit()
+                results, interrupted = _fit(tuner, verbose)
             for trial_folder in set_aside:
                 # (Tune makes the old folder again, empty but for the
                 # restart's own log files.)
                 _remove_if_no_trial(trial_folder)
             _check_all_restored(folder, known, len(results), states_before)
-            return results, folder
+            return results, folder, interrupted
         settings = experiment.tune_settings
         tuner = tune.Tuner(
             trainable,
@@ -124,12 +141,25 @@ def _run(experiment, start_ray):
                 # Ends the run when trials no longer fit a cluster that no
                 # autoscaler can grow (pending_trials.py).
                 callbacks=[PendingTrials(
-                    storage.join(storage_path, experiment_name))],
-                verbose=options.verbose))
-        results = tuner.fit()
+                    storage.join(storage_path, experiment_name)),
+                    *tracking.callbacks(options, storage.join(
+                        storage_path, experiment_name))],
+                verbose=TUNE_VERBOSITY[verbose]))
+        results, interrupted = _fit(tuner, verbose)
     finally:
         ray.shutdown()
-    return results, storage.join(storage_path, experiment_name)
+    return results, storage.join(storage_path, experiment_name), interrupted
+
+
+def _fit(tuner, verbose):
+    """``tuner.fit()`` as softlearning runs it (tune_behaviour.py): bad
+    input is not retried, Tune's own resume hint is not shown. Returns
+    (ResultGrid, whether Ctrl+C stopped it)."""
+    with tune_behaviour.no_retries_of_bad_input(), \
+            tune_behaviour.quiet_tune_logs(verbose), \
+            tune_behaviour.watching_interrupts() as watch:
+        results = tuner.fit()
+        return results, watch.interrupted()
 
 
 RESTARTED_FOLDER = '.restarted'
@@ -251,8 +281,9 @@ def _remove_if_no_trial(folder):
         fs.delete_dir(path)
 
 
-def report(results, experiment_folder, resume=None):
-    """One line per trial; returns the exit code (1 if a trial failed).
+def report(results, experiment_folder, interrupted=False, resume=None):
+    """One line per trial; returns the exit code: 130 if Ctrl+C stopped
+    the run (``interrupted``), else 1 if a trial failed, else 0.
     ``experiment_folder`` is a folder or a URI, shown without its query
     (which may hold endpoint options). A trial that did not reach its end
     (the run was interrupted) is UNFINISHED; ``resume`` says how to
@@ -274,8 +305,20 @@ def report(results, experiment_folder, resume=None):
                      f"{evaluation:.1f}")
         print(line)
         if result.error:
-            print(f"    {type(result.error).__name__}: {result.error}")
+            print(f"    {error_line(result.error)}")
     if unfinished:
         print(f"{unfinished} trial(s) unfinished; to continue them: "
               f"{resume or '--restore ' + shown}")
+    if interrupted:
+        return 130  # as a shell reports a command Ctrl+C ended
     return 1 if failed else 0
+
+
+def error_line(error):
+    """A trial's error in one line: the trainable's own exception, not the
+    Ray task traceback around it."""
+    if tune_behaviour.cannot_heal(error):
+        return tune_behaviour.build_error_line(error)
+    cause = getattr(error, 'cause', None) or error
+    lines = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {lines[-1] if lines else ''}"

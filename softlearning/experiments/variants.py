@@ -6,7 +6,8 @@ step over the ones before it (the precedence, lowest first):
 
 1. the presets (presets/): common.py, the algorithm's file, and the form of
    agent (--policy recurrent, --observation pixels);
-2. their per-universe/domain overrides, in the same order;
+2. their per-universe/domain overrides, in the same order, then an
+   example's own defaults (``get_variant_spec(args, defaults)``);
 3. debug-sized epochs (run_example_debug without --mode local);
 4. the sweep file's ``config`` (--sweep);
 5. --config KEY=VALUE, in the order given;
@@ -14,16 +15,17 @@ step over the ones before it (the precedence, lowest first):
    and the checkpoint options.
 
 What follows from the result is derived last, unless given in 4-6: the
-sampler's episode length is the algorithm's, the warm-up is at most the
-whole run, and pixel agents' lengths are in simulator steps. Every config
+sampler's episode length is the algorithm's, a preset's warm-up as long as
+the whole run is cut to a tenth of it (with a notice), and pixel agents' lengths are in simulator steps. Every config
 value a constructor would take by default is then written into the variant,
 so ``params.json`` records all of them.
 """
 
 import copy
+import sys
 
 from softlearning import curriculum
-from softlearning.environments import resolve_task
+from softlearning.environments import import_path, resolve_task
 from softlearning.environments.partial_observation import (
     PARTS, validate_pomdp_params)
 from softlearning.environments.pixels import (pixel_settings,
@@ -31,7 +33,9 @@ from softlearning.environments.pixels import (pixel_settings,
 from softlearning.models.numpy_conv import encoder_config
 
 from . import presets
-from .config_keys import check_config_keys, with_constructor_defaults
+from . import value_types
+from .config_keys import (check_config_keys, constructor_defaults,
+                          with_constructor_defaults)
 from .presets import common
 from .search_spaces import is_search_space, to_search_space
 
@@ -67,7 +71,8 @@ def set_by_path(variant_spec, dotted_key, value, source='--config'):
         valid = sorted(node) if isinstance(node, dict) else []
         raise ValueError(f"Unknown variant key '{dotted_key}' in {source}; "
                          f"valid keys here: {valid}")
-    node[last] = to_search_space(f'{source} {dotted_key}', value)
+    node[last] = to_search_space(f'{source} {dotted_key}',
+                                 value_types.plain(value))
 
 
 def _domain_overrides(preset, universe, domain):
@@ -108,6 +113,9 @@ def _forms(args, kind):
 def _environment_params(args, universe, domain, task):
     params = {'universe': universe, 'domain': domain, 'task': task,
               'kwargs': {}}
+    folder = import_path(domain)
+    if folder is not None:
+        params['import_path'] = folder
     if getattr(args, 'pomdp', None):
         params['pomdp'] = {'observe': args.pomdp,
                            'previous_action': bool(args.pomdp_previous_action)}
@@ -237,7 +245,7 @@ def user_settings(args):
     return settings
 
 
-def _derive(variant_spec, given, preset_max_path_length):
+def _derive(variant_spec, given, preset_max_path_length, notice):
     """Values that follow from others, unless the user set them."""
     config = variant_spec['algorithm_params']['config']
     epoch_length = config.get('epoch_length', 1000)
@@ -249,13 +257,32 @@ def _derive(variant_spec, given, preset_max_path_length):
         sampler['max_path_length'] = (
             preset_max_path_length if is_search_space(max_path_length)
             else max_path_length)
-    lengths = (config['n_initial_exploration_steps'], config['n_epochs'],
-               epoch_length)
-    if 'algorithm_params.config.n_initial_exploration_steps' not in given \
-            and not any(map(is_search_space, lengths)):
-        config['n_initial_exploration_steps'] = min(
-            config['n_initial_exploration_steps'],
-            config['n_epochs'] * epoch_length)
+    _fit_warm_up(config, epoch_length, given, notice)
+
+
+WARM_UP_KEY = 'algorithm_params.config.n_initial_exploration_steps'
+
+
+def _fit_warm_up(config, epoch_length, given, notice):
+    """A warm-up (random steps before any update) as long as the run would
+    train nothing: one the user set is an error; a preset's is cut to a
+    tenth of the run, with a notice."""
+    warm_up, n_epochs = config['n_initial_exploration_steps'], config[
+        'n_epochs']
+    if any(map(is_search_space, (warm_up, n_epochs, epoch_length))):
+        return
+    total = n_epochs * epoch_length
+    if warm_up < total:
+        return
+    if WARM_UP_KEY in given:
+        raise ValueError(
+            f"{WARM_UP_KEY}={warm_up} is the whole run ({n_epochs} epochs "
+            f"of {epoch_length} steps): nothing would be trained; give a "
+            "shorter warm-up or a longer run.")
+    config['n_initial_exploration_steps'] = total // 10
+    notice(f"the default warm-up of {warm_up} random steps would take the "
+           f"whole run of {total} steps; it is {total // 10} steps (a "
+           f"tenth) instead. Set it with --config {WARM_UP_KEY}=N.")
 
 
 def finish_pixels(variant_spec, given, debug):
@@ -312,14 +339,28 @@ def validate_curriculum(variant_spec):
         spec, variant_spec['environment_params']['training'])
 
 
-def get_variant_spec(args):
+def _notice_function(args):
+    """Notices go to the options' list (printed once the whole input is
+    known to be good), or straight to stderr."""
+    notices = getattr(args, 'notices', None)
+    if notices is not None:
+        return notices.append
+    return lambda message: print(f"[softlearning] Notice: {message}",
+                                 file=sys.stderr, flush=True)
+
+
+def get_variant_spec(args, defaults=None):
     """The variant spec of the run's options (``args``, the command line's
     or the Python API's); bad environments, keys and values fail here,
-    before Ray or TensorFlow start, with the valid choices."""
+    before Ray or TensorFlow start, with the valid choices. ``defaults``:
+    an example's own settings ({dotted key: value}), over the presets and
+    under everything else (debug-sized epochs included)."""
     from ray import tune
     universe, domain = args.universe, args.domain
     task = resolve_task(universe, domain, args.task)
     variant_spec = preset_variant(args, universe, domain, task)
+    for key, value in (defaults or {}).items():
+        set_by_path(variant_spec, key, value, source="the example's defaults")
     variant_spec['run_params']['seed'] = tune.randint(0, 10000)
     debug = args.mode == 'debug'
     if debug:
@@ -328,14 +369,18 @@ def get_variant_spec(args):
     preset_max_path_length = variant_spec['algorithm_params']['config'].get(
         'max_path_length', 1000)
     settings = user_settings(args)
+    before = copy.deepcopy(variant_spec)
     for key, value, source in settings:
         set_by_path(variant_spec, key, value, source=source)
+    check_config_keys(variant_spec)
+    value_types.check_settings(settings, before,
+                               constructor_defaults(variant_spec))
     given = {key for key, _, _ in settings}
     finish_pixels(variant_spec, given, debug)
-    _derive(variant_spec, given, preset_max_path_length)
+    _derive(variant_spec, given, preset_max_path_length,
+            notice=_notice_function(args))
     validate_curriculum(variant_spec)
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:
             validate_pomdp_params(environment_params)
-    check_config_keys(variant_spec)
     return with_constructor_defaults(variant_spec)

@@ -15,9 +15,11 @@ folder) holds
     manifest.json                     written last: the completion marker
 
 Every file is written under a temporary name and moved into place with
-``os.replace``; the manifest, written last, records each file's size. A
-folder without a manifest, or whose files differ in size from it, is
-refused with a message naming it.
+``os.replace``; the manifest, written last, records each file's size and
+SHA-256 checksum. A folder without a manifest, or whose files differ from
+it (in size, or in contents), is refused with a message naming it, before
+Ray starts. (Checkpoints saved before checksums were recorded are checked by
+size.)
 
 Replay pool pieces live in the trial folder, ``<trial>/replay_pool/
 <start>-<end>.pkl``, one per checkpoint, holding the transitions added since
@@ -30,6 +32,7 @@ folder stays put (it is also the parent of every checkpoint folder when
 loading, so a checkpoint copied along with its trial folder still loads).
 """
 
+import hashlib
 import json
 import os
 import pickle
@@ -82,15 +85,24 @@ def _json_default(value):
 def write_manifest(checkpoint_dir, replay_pool_pieces, info):
     """Marks ``checkpoint_dir`` complete; call after every other file is in
     place. ``info`` is shown by tools (epoch, timesteps)."""
-    files = {}
+    files, digests = {}, {}
     for name in sorted(os.listdir(checkpoint_dir)):
         path = os.path.join(checkpoint_dir, name)
         if name == MANIFEST_FILE or '.tmp-' in name or not os.path.isfile(path):
             continue
         files[name] = os.path.getsize(path)
+        digests[name] = _sha256(path)
     atomic_json(os.path.join(checkpoint_dir, MANIFEST_FILE), {
-        'format': FORMAT_VERSION, 'files': files,
+        'format': FORMAT_VERSION, 'files': files, 'sha256': digests,
         'replay_pool_pieces': list(replay_pool_pieces), **info})
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def is_checkpoint_dir(path):
@@ -140,6 +152,12 @@ def read_manifest(checkpoint_dir):
             raise CheckpointError(
                 f"Checkpoint file '{path}' is truncated or corrupted "
                 f"({actual} bytes, expected {size}).")
+        # Checkpoints saved before checksums were written: sizes only.
+        expected = manifest.get('sha256', {}).get(name)
+        if expected is not None and _sha256(path) != expected:
+            raise CheckpointError(
+                f"Checkpoint file '{path}' is corrupted (its contents "
+                "differ from the checksum saved with it).")
     trial_dir = os.path.dirname(os.path.abspath(checkpoint_dir))
     for piece in manifest['replay_pool_pieces']:
         if not os.path.isfile(os.path.join(trial_dir, piece)):

@@ -1,12 +1,15 @@
 """Adapter for gymnasium environments (classic control, MuJoCo, ...)."""
 
-import importlib
+import contextlib
+import os
 import sys
 import warnings
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+
+from softlearning.utils import imports
 
 from .softlearning_env import SoftlearningEnv
 
@@ -69,22 +72,89 @@ def registered_domains(include=lambda spec: not _is_pybullet(spec)):
             for name, tasks in domains.items()}
 
 
-def import_environment_module(domain, universe='gym'):
+def import_environment_module(domain, universe='gym', import_path=None):
     """Your own environments: a domain 'my_package.envs:Walker' imports
     ``my_package.envs`` (which registers its environments with gymnasium) and
     names its 'Walker'. Every process that builds the environment (trials,
-    sampler actors) does the import, so the module must be importable there.
-    """
+    sampler actors, ``simulate``) does the import: from where it is
+    importable, else from ``import_path``, the folder it was imported from
+    when training started (the variant records it)."""
     if ':' not in domain:
         return domain
     module, _, name = domain.partition(':')
     try:
-        importlib.import_module(module)
+        imports.import_module(module, import_path)
     except ImportError as error:
+        hint = (f"; it came from {import_path} when training started, "
+                "which this machine lacks" if import_path
+                and not os.path.isdir(import_path) else
+                "; run from the folder that holds it, or pip install it")
         raise ValueError(
             f"Cannot import module '{module}' of {universe} domain "
-            f"'{domain}': {error}") from None
+            f"'{domain}': {error}{hint}") from None
     return name
+
+
+def _action_space(environment_id, kwargs=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        # As the adapter builds it (gymnasium passes render_mode on).
+        env = gym.make(environment_id, disable_env_checker=True,
+                       **{'render_mode': None, **(kwargs or {})})
+    try:
+        return env.action_space
+    finally:
+        env.close()
+
+
+@contextlib.contextmanager
+def _native_output_discarded():
+    """Simulators' own lines (MuJoCo's compiler warnings) go to the file
+    descriptors, past Python's streams: an error message stays one line."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with open(os.devnull, 'w') as devnull:
+        os.dup2(devnull.fileno(), 1)
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for descriptor in saved:
+                os.close(descriptor)
+
+
+def continuous_domains(domains):
+    """The names of ``domains`` ({domain: tasks}) whose newest task builds
+    here with continuous (Box) actions: what softlearning can train."""
+    names = []
+    with _native_output_discarded():
+        for name, tasks in sorted(domains.items()):
+            try:
+                space = _action_space(f'{name}-{tasks[-1]}')
+            except Exception:  # e.g. a dependency not installed
+                continue
+            if isinstance(space, spaces.Box):
+                names.append(name)
+    return names
+
+
+def check_continuous_actions(environment_id, kwargs=None):
+    """Raises ValueError unless ``environment_id`` builds with continuous
+    (Box) actions; before any trial starts."""
+    try:
+        with _native_output_discarded():
+            space = _action_space(environment_id, kwargs)
+    except Exception as error:
+        raise ValueError(f"Cannot build {environment_id}: "
+                         f"{type(error).__name__}: {error}") from None
+    if not isinstance(space, spaces.Box):
+        raise ValueError(
+            f"{environment_id} has a {type(space).__name__} action space; "
+            "softlearning trains continuous (Box) actions only, e.g. "
+            "Pendulum, MountainCarContinuous, HalfCheetah.")
 
 
 def resolve_environment_id(domain, task, universe='gym',
@@ -100,7 +170,7 @@ def resolve_environment_id(domain, task, universe='gym',
     if domain not in domains:
         raise ValueError(
             f"Unknown {universe} domain '{domain}'. Valid domains: "
-            f"{', '.join(sorted(domains))}")
+            f"{', '.join(continuous_domains(domains))}")
     env_id = f'{domain}-{task}'
     spec = gym.registry.get(env_id)
     if spec is not None and not _is_legacy_mujoco_py(spec):

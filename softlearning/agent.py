@@ -1,0 +1,157 @@
+"""A trained agent for Python users: observations and actions in the
+environment's own terms, numpy only (TensorFlow is never imported).
+
+    import gymnasium, softlearning
+    agent = softlearning.load('~/ray_results/gym/Pendulum/v1/<exp>/<trial>')
+    env = gymnasium.make('Pendulum-v1')
+    observation, _ = env.reset(seed=0)
+    action = agent.predict(observation)      # within env.action_space
+    observation, reward, terminated, truncated, _ = env.step(action)
+    agent.evaluate(env, episodes=10)         # {'return-mean': ..., ...}
+
+Inside softlearning, policies act on dicts of float32 arrays and return
+actions in [-1, 1] (``load_trained_policy`` gives that policy); ``Agent``
+converts both ways, as the training environment's adapter did.
+"""
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from softlearning.environments.partial_observation import PartiallyObserved
+from softlearning.experiments.errors import ExperimentError
+from softlearning.experiments.policy_loading import load_trained_policy
+
+
+def load(checkpoint_path, seed=None):
+    """The ``Agent`` of a checkpoint folder (or a trial folder: its latest
+    checkpoint)."""
+    return Agent(load_trained_policy(checkpoint_path, seed=seed))
+
+
+class Agent:
+    """``predict`` takes an observation as the environment gives it (an
+    array, or a dict for dict observations; a batch with a leading
+    dimension too) and returns actions within the environment's bounds.
+    A recurrent agent keeps its memory of the episode: call ``reset()``
+    when a new episode starts (``evaluate`` does)."""
+
+    def __init__(self, trained):
+        self.policy = trained.policy
+        self.variant = trained.variant
+        self.checkpoint_dir = trained.checkpoint_dir
+        self.environment = trained.environment  # softlearning's adapter
+        if self.variant['environment_params']['training'].get('pixels'):
+            raise ExperimentError(
+                f"Checkpoint '{self.checkpoint_dir}' is a pixel agent: it "
+                "acts on rendered frames, not on the environment's "
+                "observations; use load_trained_policy and its "
+                ".environment.")
+        self._partial = (self.environment
+                         if isinstance(self.environment, PartiallyObserved)
+                         else None)
+        self._adapter = (self.environment._environment if self._partial
+                         else self.environment)
+        self._recurrent = getattr(self.policy, 'is_recurrent', False)
+        self.reset()
+
+    @property
+    def action_bounds(self):
+        """(low, high) of the environment's actions."""
+        return self._adapter.action_bounds
+
+    def reset(self):
+        """A new episode: a recurrent agent forgets the last one."""
+        self._state = None
+        self._previous_action = np.zeros(self._adapter.action_shape,
+                                         np.float32)
+
+    # Observations in, actions out ------------------------------------------
+
+    def _full_observation(self, observation):
+        """One observation of the environment -> the adapter's dict."""
+        shapes = self._adapter.observation_shapes
+        if not isinstance(observation, Mapping):
+            if len(shapes) != 1:
+                raise ValueError(
+                    f"{self._adapter.universe}/{self._adapter.domain} "
+                    f"observes a dict with {sorted(shapes)}; got "
+                    f"{type(observation).__name__}.")
+            observation = {next(iter(shapes)): observation}
+        missing = sorted(set(shapes) - set(observation))
+        if missing:
+            raise ValueError(f"The observation lacks {missing}; it has "
+                             f"{sorted(observation)}.")
+        return {key: np.asarray(observation[key], np.float32).reshape(shape)
+                for key, shape in shapes.items()}
+
+    def _policy_observation(self, observation):
+        full = self._full_observation(observation)
+        if self._partial is None:
+            return full
+        kept = self._partial.kept_part(full)
+        if 'previous_action' in self.policy.observation_keys:
+            kept['previous_action'] = self._previous_action
+        return kept
+
+    def _is_batch(self, observation):
+        shapes = self._adapter.observation_shapes
+        if isinstance(observation, Mapping):
+            key = next(key for key in shapes if key in observation)
+            return np.ndim(observation[key]) > len(shapes[key])
+        return np.ndim(observation) > len(next(iter(shapes.values())))
+
+    def _action_in_bounds(self, action):
+        low, high = self._adapter.action_bounds
+        action = np.clip(np.asarray(action, np.float64), -1.0, 1.0)
+        return (low + (action + 1.0) * 0.5 * (high - low)).astype(np.float32)
+
+    def predict(self, observation, deterministic=True):
+        """The action for ``observation`` (or the actions for a batch),
+        within the environment's bounds. ``deterministic``: the policy's
+        mode (its mean), else a sample."""
+        if self._is_batch(observation):
+            if self._recurrent:
+                raise ValueError("A recurrent agent acts on one episode at "
+                                 "a time: give one observation.")
+            items = (observation if not isinstance(observation, Mapping)
+                     else [{key: value[i] for key, value in
+                            observation.items()}
+                           for i in range(len(next(iter(
+                               observation.values()))))])
+            batch = [self._policy_observation(item) for item in items]
+            inputs = {key: np.stack([item[key] for item in batch])
+                      for key in batch[0]}
+            with self.policy.set_deterministic(deterministic):
+                actions = self.policy.actions_np(inputs)
+            return self._action_in_bounds(actions)
+        inputs = self._policy_observation(observation)
+        with self.policy.set_deterministic(deterministic):
+            if self._recurrent:
+                action, self._state = self.policy.step(inputs, self._state)
+            else:
+                action = self.policy.actions_np(
+                    {key: value[None] for key, value in inputs.items()})[0]
+        self._previous_action = np.clip(action, -1, 1).astype(np.float32)
+        return self._action_in_bounds(action)
+
+    def evaluate(self, env, episodes=10, seed=None, deterministic=True):
+        """Runs ``episodes`` episodes in ``env`` (a gymnasium environment,
+        e.g. ``gymnasium.make('Pendulum-v1')``) and returns
+        {'return-mean', 'return-std', 'returns', 'lengths'}."""
+        returns, lengths = [], []
+        for episode in range(int(episodes)):
+            self.reset()
+            observation, _ = env.reset(
+                seed=None if seed is None else seed + episode)
+            total, length, done = 0.0, 0, False
+            while not done:
+                observation, reward, terminated, truncated, _ = env.step(
+                    self.predict(observation, deterministic))
+                total, length = total + float(reward), length + 1
+                done = terminated or truncated
+            returns.append(total)
+            lengths.append(length)
+        return {'return-mean': float(np.mean(returns)),
+                'return-std': float(np.std(returns)),
+                'returns': returns, 'lengths': lengths}

@@ -1,0 +1,166 @@
+"""Experiment trackers a user already runs, as Tune's logger callbacks:
+
+- TensorBoard: always. Tune writes each trial's results as TensorBoard
+  events in its folder (tensorboardX); ``tensorboard --logdir
+  ~/ray_results`` shows them.
+- MLflow (``--mlflow URI``): a tracking server (http://host:5000), a
+  database URI, or a folder (an SQLite store there); one MLflow run per
+  trial, with its variant as parameters, its results as metrics and its
+  folder (checkpoints included) as artifacts when it ends.
+- Weights & Biases (``--wandb-project NAME``, ``--wandb-mode offline`` to
+  write runs locally and ``wandb sync`` them later): one W&B run per trial,
+  with its config, metrics and checkpoints; offline runs are written to
+  the experiment's folder (EXPERIMENT/wandb/offline-run-*).
+
+Both need the tracking extra (``pip install -e '.[tracking]'``). What can
+be known before Ray starts is checked then: the package, a local store's
+folder, a server that answers, W&B's login in online mode.
+"""
+
+import importlib.util
+import os
+import pathlib
+
+from softlearning.utils import storage
+
+from .errors import ExperimentError
+
+EXTRA = "pip install -e '.[tracking]'"
+WANDB_MODES = ('online', 'offline')
+
+
+def _require(module, option):
+    if importlib.util.find_spec(module) is None:
+        raise ExperimentError(
+            f"{option} needs the {module} package: {EXTRA}")
+
+
+def mlflow_uri(uri):
+    """The tracking URI of ``--mlflow``: a server or a database as given; a
+    folder becomes an SQLite store in it (FOLDER/mlflow.db, artifacts in
+    FOLDER/artifacts), which ``mlflow ui --backend-store-uri
+    sqlite:///FOLDER/mlflow.db`` shows."""
+    if '://' in uri or uri.startswith(('databricks', 'sqlite:')):
+        return uri
+    return 'sqlite:///' + os.path.join(storage.normalize(uri), 'mlflow.db')
+
+
+def _local_folder(uri):
+    return None if '://' in uri or uri.startswith(('databricks', 'sqlite:')) \
+        else storage.normalize(uri)
+
+
+def check(options):
+    """The tracker options, before Ray starts (ExperimentError)."""
+    uri = getattr(options, 'mlflow', None)
+    if uri:
+        _require('mlflow', '--mlflow')
+        folder = _local_folder(uri)
+        if folder is not None:
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError as error:
+                raise ExperimentError(
+                    f"--mlflow {uri}: cannot create the local store "
+                    f"({error.strerror or error}).") from None
+        elif uri.startswith(('http://', 'https://')):
+            _check_server(uri)
+    project = getattr(options, 'wandb_project', None)
+    mode = getattr(options, 'wandb_mode', None)
+    if mode and not project:
+        raise ExperimentError(f"--wandb-mode {mode} needs --wandb-project.")
+    if project:
+        _require('wandb', '--wandb-project')
+        if (mode or os.environ.get('WANDB_MODE', 'online')) == 'online' and (
+                not _wandb_logged_in()):
+            raise ExperimentError(
+                f"--wandb-project {project}: W&B online needs a login "
+                "(wandb login, or WANDB_API_KEY); or --wandb-mode offline.")
+
+
+def _check_server(uri):
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"{uri.rstrip('/')}/health",
+                                    timeout=10) as response:
+            response.read()
+    except OSError as error:
+        raise ExperimentError(
+            f"--mlflow {uri}: no MLflow server answers there "
+            f"({getattr(error, 'reason', error)}); start one with 'mlflow "
+            "server', or give a folder for a local store.") from None
+
+
+def _wandb_logged_in():
+    if os.environ.get('WANDB_API_KEY'):
+        return True
+    netrc = os.path.expanduser('~/.netrc')
+    return os.path.isfile(netrc) and 'api.wandb.ai' in open(netrc).read()
+
+
+def callbacks(options, experiment_folder):
+    """The Tune callbacks of the tracker options (an empty list without
+    them) for the experiment in ``experiment_folder``."""
+    found = []
+    experiment_name = os.path.basename(experiment_folder.split('?')[0])
+    uri = getattr(options, 'mlflow', None)
+    if uri:
+        name = getattr(options, 'mlflow_experiment', None) or experiment_name
+        _create_local_experiment(uri, name)
+        found.append(_mlflow_callback_class()(
+            tracking_uri=mlflow_uri(uri), experiment_name=name,
+            save_artifact=True))
+    project = getattr(options, 'wandb_project', None)
+    if project:
+        from ray.air.integrations.wandb import WandbLoggerCallback
+        mode = getattr(options, 'wandb_mode', None)
+        if mode == 'offline':
+            # Ray asks for an API key unless W&B's own variable says so.
+            os.environ['WANDB_MODE'] = 'offline'
+        settings = {'mode': mode} if mode else {}
+        if not storage.is_uri(experiment_folder):
+            # Offline runs (and W&B's files) in the experiment's folder.
+            os.makedirs(experiment_folder, exist_ok=True)
+            settings['dir'] = experiment_folder
+        found.append(WandbLoggerCallback(
+            project=project, group=experiment_name, upload_checkpoints=True,
+            **settings))
+    return found
+
+
+def _create_local_experiment(uri, name):
+    """A local store's experiment keeps its artifacts beside its database
+    (MLflow would put them in the working directory)."""
+    folder = _local_folder(uri)
+    if folder is None:
+        return
+    import logging
+
+    import mlflow
+    logging.getLogger('mlflow').setLevel(logging.WARNING)  # its DB set-up
+    client = mlflow.MlflowClient(mlflow_uri(uri))
+    if client.get_experiment_by_name(name) is None:
+        client.create_experiment(name, artifact_location=pathlib.Path(
+            folder, 'artifacts').as_uri())
+
+
+def _mlflow_callback_class():
+    from ray.air.integrations.mlflow import MLflowLoggerCallback
+
+    class MLflowWithCheckpoints(MLflowLoggerCallback):
+        """Tune's MLflow callback, which logs a trial's folder when it
+        ends, plus each checkpoint when it is saved (the one at the end is
+        written after the trial's end was logged)."""
+
+        def log_trial_save(self, trial):
+            checkpoint = getattr(trial, 'checkpoint', None)
+            run_id = self._trial_runs.get(trial)
+            if checkpoint is None or run_id is None or not os.path.isdir(
+                    checkpoint.path):
+                return
+            import mlflow
+            mlflow.MlflowClient(self.tracking_uri).log_artifacts(
+                run_id, checkpoint.path,
+                artifact_path=os.path.basename(checkpoint.path))
+
+    return MLflowWithCheckpoints

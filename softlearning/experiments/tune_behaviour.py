@@ -1,0 +1,183 @@
+"""Where softlearning's runs differ from Tune's defaults, each while one
+``tuner.fit()`` runs (Ray 2.60):
+
+- ``no_retries_of_bad_input``: a trial that fails while it is being built
+  (a bad variant, environment or checkpoint: ``TrialBuildError``) ends at
+  once, with one line in the driver's output; ``--max-failures`` retries
+  stay for crashes (a killed process, a lost node), which can heal.
+- ``watching_interrupts``: whether Ctrl+C ended the run (Tune catches the
+  first one itself, saves the experiment and returns as if it had ended),
+  so that the command exits with 130 and a script can tell.
+- ``quiet_tune_logs``: Tune's ``Tuner.restore(...)`` hint (the command
+  prints its own ``--restore`` one) and its trial tracebacks of bad input
+  (the trial's one line is printed instead) are left out.
+- ``quiet_token_notice``: a Ray instance started here has token
+  authentication on (Ray's default); Ray's warning that says so at every
+  start is left out.
+"""
+
+import contextlib
+import logging
+import os
+import signal
+import sys
+import threading
+
+from .errors import TrialBuildError
+
+
+def _build_error(exception):
+    """The TrialBuildError a trial's error (as Tune holds it: Ray's error
+    around the trainable's) carries, or None."""
+    seen = set()
+    while exception is not None and id(exception) not in seen:
+        seen.add(id(exception))
+        cause = getattr(exception, 'cause', None)
+        if not isinstance(cause, BaseException):
+            cause = None
+        # Ray's RayTaskError poses as its cause's class too: the cause
+        # itself holds the message.
+        if isinstance(exception, TrialBuildError) and cause is None:
+            return exception
+        exception = cause or exception.__cause__
+    return None
+
+
+def cannot_heal(exception):
+    """Whether a trial's error is one that a retry would raise again."""
+    return _build_error(exception) is not None
+
+
+def build_error_line(exception):
+    """The one line of the ``TrialBuildError`` inside ``exception``."""
+    error = _build_error(exception)
+    return str(error).splitlines()[0] if error is not None else ''
+
+
+@contextlib.contextmanager
+def no_retries_of_bad_input():
+    """A trial whose error cannot heal is not recovered, whatever its
+    ``max_failures``; its error line is printed once, in the driver."""
+    from ray.tune.experiment.trial import Trial
+    handle_error, should_recover = Trial.handle_error, Trial.should_recover
+
+    def handle(trial, exc=None, *args, **kwargs):
+        handle_error(trial, exc, *args, **kwargs)
+        if cannot_heal(exc):
+            trial.__dict__['_softlearning_cannot_heal'] = True
+            print(f"Trial {trial.trial_id} cannot start: "
+                  f"{build_error_line(exc)}", file=sys.stderr, flush=True)
+
+    def recover(trial):
+        return (not trial.__dict__.pop('_softlearning_cannot_heal', False)
+                and should_recover(trial))
+
+    Trial.handle_error, Trial.should_recover = handle, recover
+    try:
+        yield
+    finally:
+        Trial.handle_error, Trial.should_recover = handle_error, (
+            should_recover)
+
+
+class _Interrupts:
+    """A SIGINT handler that records a Ctrl+C Tune did not catch."""
+
+    def __init__(self):
+        self.seen = False
+
+    def __call__(self, signum, frame):
+        self.seen = True
+        raise KeyboardInterrupt
+
+
+class _Watch:
+    def __init__(self, handler, tune_catches):
+        self._handler, self._tune_catches = handler, tune_catches
+
+    def interrupted(self):
+        """Whether a Ctrl+C came. Tune's own handler, on its first one,
+        puts back the handler it found (ours) and stops the run."""
+        return self._handler.seen or (
+            self._tune_catches
+            and signal.getsignal(signal.SIGINT) is self._handler)
+
+
+@contextlib.contextmanager
+def watching_interrupts():
+    """Yields a watch whose ``interrupted()`` says if Ctrl+C stopped the
+    run (call it before the block ends)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield _Watch(_Interrupts(), tune_catches=False)
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    handler = _Interrupts()
+    signal.signal(signal.SIGINT, handler)
+    tune_catches = not int(os.getenv('TUNE_DISABLE_SIGINT_HANDLER', '0'))
+    try:
+        yield _Watch(handler, tune_catches)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class _DropTuneHints(logging.Filter):
+    """Tune's resume hint (``Tuner.restore(...)``: the command prints its
+    own) and its log of a trial error that cannot heal (printed as one
+    line by ``no_retries_of_bad_input``)."""
+
+    def filter(self, record):
+        message = record.getMessage()
+        if 'Tuner.restore(' in message or message.startswith(
+                'Trials did not complete'):  # each trial's line says so
+            return False
+        return not (record.exc_info and cannot_heal(record.exc_info[1]))
+
+
+@contextlib.contextmanager
+def quiet_tune_logs(verbose=1):
+    """Below ``verbose`` 2, Tune's notes on its own workings (INFO: state
+    files written, trials restored) are left out too."""
+    drop = _DropTuneHints()
+    loggers = [logging.getLogger(name) for name in (
+        'ray.tune.tune', 'ray.tune.execution.tune_controller')]
+    for logger in loggers:
+        logger.addFilter(drop)
+    tune_logger = logging.getLogger('ray.tune')
+    level = tune_logger.level
+    if verbose < 2:
+        tune_logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        tune_logger.setLevel(level)
+        for logger in loggers:
+            logger.removeFilter(drop)
+
+
+# Notes Tune writes from each trial's process: the time setup took, each
+# checkpoint's path. The trial's own lines say what matters.
+TRIAL_QUIET_LOGGERS = ('ray.tune.trainable.trainable',
+                       'ray.train._internal.storage')
+
+
+def quiet_trial_logs():
+    for name in TRIAL_QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+class _DropTokenNotice(logging.Filter):
+    def filter(self, record):
+        return not record.getMessage().startswith(
+            'Token authentication is enabled')
+
+
+@contextlib.contextmanager
+def quiet_token_notice():
+    drop = _DropTokenNotice()
+    logger = logging.getLogger(
+        'ray._private.authentication.authentication_token_setup')
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)

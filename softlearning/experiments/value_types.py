@@ -1,0 +1,118 @@
+"""What a user sets (``--config KEY=VALUE``, a sweep file's ``config``)
+against the type of what it replaces, before Ray starts: a discount of
+``"abc"`` or ``{0.9`` is one error line, not a trial that fails four times.
+
+The expected type is the value the entry held before the user's settings:
+a preset's, or else the constructor's literal default. An entry with
+neither (None, or a default that is not a literal) takes any JSON value.
+"""
+
+import json
+import numbers
+
+MISSING = object()
+
+
+class NotJson(str):
+    """A ``--config`` value that did not parse as JSON. It is taken as a
+    string only where the entry it sets holds a string."""
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_integer(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _kind(expected):
+    """(name of the expected kind, test of a value), or None: anything."""
+    if isinstance(expected, bool):
+        return 'true or false', lambda value: isinstance(value, bool)
+    if _is_integer(expected):
+        return 'an integer', _is_integer
+    if _is_number(expected):
+        return 'a number', _is_number
+    if isinstance(expected, str):
+        if expected == 'auto':  # 'auto' stands for a computed number
+            return 'a string or a number', lambda value: (
+                isinstance(value, str) or _is_number(value))
+        return 'a string', lambda value: isinstance(value, str)
+    if isinstance(expected, (list, tuple)):
+        if expected and all(map(_is_integer, expected)):
+            return 'a list of integers', lambda value: isinstance(
+                value, (list, tuple)) and all(map(_is_integer, value))
+        if expected and all(map(_is_number, expected)):
+            return 'a list of numbers', lambda value: isinstance(
+                value, (list, tuple)) and all(map(_is_number, value))
+        return 'a list', lambda value: isinstance(value, (list, tuple))
+    if isinstance(expected, dict):
+        return 'an object', lambda value: isinstance(value, dict)
+    return None
+
+
+def _candidates(value):
+    """The values a (JSON) search space can give, or [value]."""
+    if isinstance(value, dict) and len(value) == 1:
+        (form, argument), = value.items()
+        if form in ('grid_search', 'choice') and isinstance(argument, list):
+            return argument
+        if form in ('uniform', 'loguniform'):
+            return [0.5]  # a float
+        if form == 'randint':
+            return [1]  # an integer
+    return [value]
+
+
+def _shown(value):
+    if isinstance(value, NotJson):
+        return str(value)
+    return json.dumps(value, default=str)
+
+
+def check_value(key, value, expected, source='--config'):
+    """Raises ValueError if ``value`` cannot replace ``expected`` (the
+    entry's value before the user's settings, or MISSING)."""
+    if isinstance(expected, dict) and 'grid_search' in expected:
+        expected = (expected['grid_search'] or [None])[0]  # a preset's grid
+    kind = None if expected in (MISSING, None) else _kind(expected)
+    for candidate in _candidates(value):
+        if isinstance(candidate, NotJson):
+            if kind is not None and isinstance(expected, str):
+                continue  # a bare word for a string entry
+            raise ValueError(
+                f"{source} {key}={candidate}: the value is not JSON; "
+                "write a number (0.9), true/false, a list ([64, 64]), an "
+                "object, or a string in quotes "
+                f"({key}='\"{candidate}\"').")
+        if kind is not None and not kind[1](candidate):
+            raise ValueError(
+                f"{source} {key}={_shown(value)}: {key} takes {kind[0]} "
+                f"(its default is {_shown(expected)}).")
+
+
+def plain(value):
+    """``value`` as the variant stores it (a NotJson as a plain string)."""
+    return str(value) if isinstance(value, NotJson) else value
+
+
+def lookup(variant_spec, dotted_key):
+    """The value at ``dotted_key`` in the variant, or MISSING."""
+    node = variant_spec
+    for key in dotted_key.split('.'):
+        if not isinstance(node, dict) or key not in node:
+            return MISSING
+        node = node[key]
+    return node
+
+
+def check_settings(settings, before, constructor_defaults):
+    """Each (dotted key, value, source) of the user's settings against the
+    variant ``before`` them, or else the constructors' defaults
+    ({dotted key: default})."""
+    for key, value, source in settings:
+        expected = lookup(before, key)
+        if expected is MISSING:
+            expected = constructor_defaults.get(key, MISSING)
+        check_value(key, value, expected, source)
