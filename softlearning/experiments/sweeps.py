@@ -19,6 +19,7 @@ from softlearning.utils.signatures import accepted_keywords
 
 from .search_spaces import (grid_search_keys, search_space_entries,
                             to_search_space)
+from .value_types import MISSING, lookup
 
 SCHEDULERS = ('fifo', 'asha', 'pbt')
 SEARCH_ALGORITHMS = ('random', 'optuna')
@@ -138,12 +139,7 @@ def _nested(dotted_values):
 
 
 def _key_exists(variant_spec, dotted_key):
-    node = variant_spec
-    for key in dotted_key.split('.'):
-        if not isinstance(node, dict) or key not in node:
-            return False
-        node = node[key]
-    return True
+    return lookup(variant_spec, dotted_key) is not MISSING
 
 
 def _mutation(key, value):
