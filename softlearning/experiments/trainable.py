@@ -96,19 +96,31 @@ def keep_learning_rates(algorithm, restore):
             optimizer.learning_rate.assign(before[name])
 
 
-def format_progress(diagnostics, n_epochs):
-    """One line per epoch, so a run's progress reads at a glance."""
+def format_progress(diagnostics, n_epochs, total_steps=None):
+    """One line per epoch, so a run's progress reads at a glance; with
+    ``total_steps``, the time left at this epoch's pace."""
     evaluation = diagnostics.get('evaluation', {})
     training = diagnostics.get('training', {})
 
     def number(stats, key):
         return f"{stats[key]:9.1f}" if key in stats else '        -'
 
-    return (f"epoch {diagnostics['epoch']:>5}/{n_epochs}"
+    line = (f"epoch {diagnostics['epoch']:>5}/{n_epochs}"
             f" | steps {diagnostics['total_timestep']:>9}"
             f" | eval return {number(evaluation, 'return-mean')}"
             f" | train return {number(training, 'return-mean')}"
             f" | {diagnostics['timesteps_per_second']:7.1f} steps/s")
+    left = (total_steps or 0) - diagnostics['total_timestep']
+    pace = diagnostics['timesteps_per_second']
+    if left > 0 and pace > 0:
+        line += f" | {_duration(left / pace)} left"
+    return line
+
+
+def _duration(seconds):
+    minutes, seconds = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}"
 
 
 def check_restorable(checkpoint_dir, variant):
@@ -194,7 +206,9 @@ class ExperimentRunner(tune.Trainable):
                       'policy', 'initial_exploration_policy', 'Qs', 'pool',
                       'sampler', 'curriculum', 'algorithm'):
             setattr(self, field, getattr(components, field))
-        self._n_epochs = variant['algorithm_params']['config']['n_epochs']
+        config = variant['algorithm_params']['config']
+        self._n_epochs = config['n_epochs']
+        self._total_steps = self._n_epochs * config.get('epoch_length', 1000)
         self._train_generator = None
         # Replay pool pieces already saved (names relative to
         # ``_pool_pieces_dir``, the trial folder), see save_checkpoint.
@@ -208,7 +222,8 @@ class ExperimentRunner(tune.Trainable):
             self._train_generator = self.algorithm.train()
         diagnostics = next(self._train_generator)
         diagnostics['learning_rates'] = learning_rates(self.algorithm)
-        print(format_progress(diagnostics, self._n_epochs), flush=True)
+        print(format_progress(diagnostics, self._n_epochs,
+                              self._total_steps), flush=True)
         import ray
         if ray.is_initialized():
             # Which node of a cluster the trial ran on.
