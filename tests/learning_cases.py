@@ -50,7 +50,12 @@ def case(command, epochs, threshold, window=2):
 
 
 CASES = {
-    'SAC': case([*PENDULUM, '--algorithm', 'SAC'], 5, -400),
+    # 8 epochs and the best of the last 3: seed 302 (the flake check) was
+    # at -263 after 3 epochs, then dipped to -708, -555 and -453 (a policy
+    # that swings up from most start states, evaluated on three) before
+    # -157: at 5 epochs, best of 2, it failed a case whose ten calibrated
+    # seeds were all above -211.
+    'SAC': case([*PENDULUM, '--algorithm', 'SAC'], 8, -400, window=3),
     'SQL': case([*PENDULUM, '--algorithm', 'SQL'], 6, -400),
     'TD3': case([*PENDULUM, '--algorithm', 'TD3', *SMALL], 8, -400),
     'DDPG': case([*PENDULUM, '--algorithm', 'DDPG', *SMALL], 6, -400),
