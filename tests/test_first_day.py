@@ -9,18 +9,13 @@ takes (a bad input is refused in 2-5 s)."""
 
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 
-import numpy as np
 import pytest
 
-from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, _cli, run_cli,
-                      trial_dirs)
+from conftest import REPO_ROOT, TENSORFLOW_IMPORTED, run_cli
 from softlearning.utils import checkpoints
 
 GUARD_S = 120  # a bad input: refused in seconds
@@ -160,9 +155,16 @@ def test_the_repositorys_examples_import_from_any_folder(tmp_path):
                                                'debug')
         print(experiment.variant_spec['environment_params']['training'][
             'domain'])
-        """)
+        experiment = prepare_from_command_line('examples.development', [
+            '--domain',
+            'examples.custom_environment.gravity_pendulum:GravityPendulum',
+            '--task', 'v0', '--curriculum', '%s'], 'debug')
+        print(experiment.variant_spec['curriculum'])
+        """ % os.path.join(REPO_ROOT, 'examples', 'custom_environment',
+                           'gravity_curriculum.json'))
     result = subprocess.run(
         [sys.executable, '-c', code], cwd=tmp_path, env=environ,
         capture_output=True, text=True, timeout=GUARD_S)
     assert result.returncode == 0, result.stderr[-2000:]
     assert 'examples.multi_goal.multi_goal_env:MultiGoal' in result.stdout
+    assert 'gravity' in result.stdout
