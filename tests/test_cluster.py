@@ -210,10 +210,6 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
 
 # Trials that no longer fit (softlearning/experiments/pending_trials.py) ----
 
-CHECKPOINT_CREATED = re.compile(
-    r'Checkpoint successfully created at: Checkpoint\(filesystem=local, '
-    r'path=([^)]+)\)')
-
 
 def autoscaler_may_add_nodes(env, address):
     """pending_trials.autoscaler_may_add_nodes on the cluster, once its
@@ -306,13 +302,12 @@ def test_trials_that_no_longer_fit_after_a_lost_node_end_the_run(
     assert '[softlearning] Notice: Trials id=' in output
     assert 'ExampleError' not in output  # one line, no traceback
 
-    # Every checkpoint the trial reported is there and complete, and Tune's
+    # Every checkpoint the trials saved is there and complete, and Tune's
     # state shows both trials unfinished: --restore resumes them.
     from softlearning.utils.checkpoints import read_manifest
-    created = set(CHECKPOINT_CREATED.findall(output))
+    created = glob.glob(os.path.join(experiment_dir, '*', 'checkpoint_*'))
     assert created, output[-6000:]
     for path in created:
-        assert path.startswith(experiment_dir)
         read_manifest(path)
     from ray.tune import ExperimentAnalysis
     statuses = [trial.status

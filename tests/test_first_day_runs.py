@@ -195,8 +195,11 @@ def test_wandb_offline_run_holds_the_metrics_and_variant(runs):
     (log,) = glob.glob(os.path.join(experiment, 'wandb', 'offline-run-*',
                                     'run-*.wandb'))
     data = open(log, 'rb').read()
-    assert b'return-mean' in data
-    assert b'algorithm_params' in data
+    debug_logs = glob.glob(os.path.join(os.path.dirname(log), 'logs', '*'))
+    why = ''.join(open(path, errors='replace').read()[-3000:]
+                  for path in debug_logs) + runs['own'].stderr[-3000:]
+    assert b'return-mean' in data, why
+    assert b'algorithm_params' in data, why
 
 
 @pytest.mark.parametrize('where', ['own folder', 'elsewhere'])

@@ -312,7 +312,10 @@ def _optimizers(runner):
 
 SWEEPS = {
     # A 2-point grid x 2 seeds.
+    # --verbose 2: Tune's status table too (the searched entries as its
+    # columns).
     'grid': [*EPISODES, '--exp-name', 'grid', '--num-samples', '2',
+             '--verbose', '2',
              '--config', 'algorithm_params.config.tau={"grid_search": '
                          '[0.005, 0.02]}'],
     # One trial at a time, in the grid's order (25, 200, 25, 200): run side

@@ -71,7 +71,7 @@ def run(argv=None):
     benchmark.write_suite_copy(suite, experiment)
     runner = (tune_runner.run_on_cluster if mode == 'cluster'
               else tune_runner.run_local)
-    code = tune_runner.report(*runner(experiment),
+    code = tune_runner.report(runner(experiment),
                               resume='run the same command again')
     print(f"\nReport: softlearning report "
           f"{benchmark.results_folder(experiment)}")

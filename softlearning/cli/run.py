@@ -47,7 +47,7 @@ def run_example_local(example_module_name, argv=None):
     from softlearning.experiments import tune_runner
     experiment = prepare_from_command_line(example_module_name, argv,
                                            'local')
-    return tune_runner.report(*tune_runner.run_local(experiment))
+    return tune_runner.report(tune_runner.run_local(experiment))
 
 
 def run_example_cluster(example_module_name, argv=None):
@@ -55,7 +55,7 @@ def run_example_cluster(example_module_name, argv=None):
     from softlearning.experiments import tune_runner
     experiment = prepare_from_command_line(example_module_name, argv,
                                            'cluster')
-    return tune_runner.report(*tune_runner.run_on_cluster(experiment))
+    return tune_runner.report(tune_runner.run_on_cluster(experiment))
 
 
 def run_example_debug(example_module_name, argv=None):

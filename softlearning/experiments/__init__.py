@@ -76,8 +76,7 @@ def run(experiment):
             "run_in_process().")
     runner = (tune_runner.run_on_cluster if experiment.mode == 'cluster'
               else tune_runner.run_local)
-    results, _ = runner(experiment)
-    return results
+    return runner(experiment).results
 
 
 def run_in_process(experiment):

@@ -9,7 +9,7 @@
   folder (checkpoints included) as artifacts when it ends.
 - Weights & Biases (``--wandb-project NAME``, ``--wandb-mode offline`` to
   write runs locally and ``wandb sync`` them later): one W&B run per trial,
-  with its config, metrics and checkpoints; offline runs are written to
+  with its config and metrics; offline runs are written to
   the experiment's folder (EXPERIMENT/wandb/offline-run-*).
 
 Both need the tracking extra (``pip install -e '.[tracking]'``). What can
@@ -98,6 +98,16 @@ def _wandb_logged_in():
     return os.path.isfile(netrc) and 'api.wandb.ai' in open(netrc).read()
 
 
+def set_environment(options):
+    """Before Ray starts (its processes inherit the environment): W&B's
+    offline mode (without it Ray asks for an API key), and a generous
+    start-up time for W&B's service on a busy machine (90 s by default)."""
+    if getattr(options, 'wandb_project', None):
+        if getattr(options, 'wandb_mode', None) == 'offline':
+            os.environ['WANDB_MODE'] = 'offline'
+        os.environ.setdefault('WANDB_INIT_TIMEOUT', '600')
+
+
 def callbacks(options, experiment_folder):
     """The Tune callbacks of the tracker options (an empty list without
     them) for the experiment in ``experiment_folder``."""
@@ -114,16 +124,13 @@ def callbacks(options, experiment_folder):
     if project:
         from ray.air.integrations.wandb import WandbLoggerCallback
         mode = getattr(options, 'wandb_mode', None)
-        if mode == 'offline':
-            # Ray asks for an API key unless W&B's own variable says so.
-            os.environ['WANDB_MODE'] = 'offline'
         settings = {'mode': mode} if mode else {}
         if not storage.is_uri(experiment_folder):
             # Offline runs (and W&B's files) in the experiment's folder.
             os.makedirs(experiment_folder, exist_ok=True)
             settings['dir'] = experiment_folder
         found.append(WandbLoggerCallback(
-            project=project, group=experiment_name, upload_checkpoints=True,
+            project=project, group=experiment_name,
             **settings))
     return found
 

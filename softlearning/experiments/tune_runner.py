@@ -5,6 +5,7 @@ folder or a URI; ``--restore EXPERIMENT_DIR`` resumes one there."""
 
 import contextlib
 import copy
+import dataclasses
 import datetime
 import os
 import re
@@ -15,6 +16,15 @@ from . import tracking, tune_behaviour
 from .errors import ExperimentError
 from .prepare import results_root
 from .resources import trial_resources
+
+
+@dataclasses.dataclass
+class TuneRun:
+    """What a Tune run gives: Tune's ResultGrid, the experiment folder (a
+    path or a URI), and whether Ctrl+C stopped it."""
+    results: object
+    folder: str
+    interrupted: bool = False
 
 
 def experiment_dir(options, variant_spec):
@@ -48,8 +58,7 @@ def _trial_name_creator(template):
 
 
 def run_local(experiment):
-    """Runs the experiment on a Ray instance started here. Returns Tune's
-    ResultGrid, the experiment folder and whether Ctrl+C stopped it."""
+    """Runs the experiment on a Ray instance started here; a TuneRun."""
     options = experiment.options
 
     def start_ray():
@@ -75,8 +84,7 @@ def run_on_cluster(experiment):
 def _run(experiment, start_ray):
     """The Tune experiment of the variant spec (or the experiment that
     ``--restore`` resumes), on the Ray instance ``start_ray`` starts or
-    joins. Returns (ResultGrid, experiment folder, whether Ctrl+C stopped
-    it)."""
+    joins. Returns a TuneRun."""
     import ray
     from ray import tune
 
@@ -87,6 +95,7 @@ def _run(experiment, start_ray):
                                      or experiment_dir(options, variant_spec))
     run_params = variant_spec['run_params']
     verbose = 1 if options.verbose is None else options.verbose
+    tracking.set_environment(options)
     try:
         start_ray()  # first: a cluster that is not there fails in seconds
         trainable = tune.with_resources(experiment.trainable_class,
@@ -114,7 +123,7 @@ def _run(experiment, start_ray):
                 # restart's own log files.)
                 _remove_if_no_trial(trial_folder)
             _check_all_restored(folder, known, len(results), states_before)
-            return results, folder, interrupted
+            return TuneRun(results, folder, interrupted)
         settings = experiment.tune_settings
         tuner = tune.Tuner(
             trainable,
@@ -148,7 +157,8 @@ def _run(experiment, start_ray):
         results, interrupted = _fit(tuner, verbose)
     finally:
         ray.shutdown()
-    return results, storage.join(storage_path, experiment_name), interrupted
+    return TuneRun(results, storage.join(storage_path, experiment_name),
+                   interrupted)
 
 
 def _fit(tuner, verbose):
@@ -281,17 +291,17 @@ def _remove_if_no_trial(folder):
         fs.delete_dir(path)
 
 
-def report(results, experiment_folder, interrupted=False, resume=None):
-    """One line per trial; returns the exit code: 130 if Ctrl+C stopped
-    the run (``interrupted``), else 1 if a trial failed, else 0.
-    ``experiment_folder`` is a folder or a URI, shown without its query
+def report(run, resume=None):
+    """One line per trial of a TuneRun; returns the exit code: 130 if
+    Ctrl+C stopped the run, else 1 if a trial failed, else 0. The
+    experiment folder (a folder or a URI) is shown without its query
     (which may hold endpoint options). A trial that did not reach its end
     (the run was interrupted) is UNFINISHED; ``resume`` says how to
     continue it (default: --restore EXPERIMENT_FOLDER)."""
-    shown = experiment_folder.split('?')[0]
+    shown = run.folder.split('?')[0]
     print(f"\nResults: {shown}")
     failed = unfinished = 0
-    for result in results:
+    for result in run.results:
         metrics = result.metrics or {}
         evaluation = metrics.get('evaluation', {}).get('return-mean')
         status = ('ERROR' if result.error else
@@ -309,7 +319,7 @@ def report(results, experiment_folder, interrupted=False, resume=None):
     if unfinished:
         print(f"{unfinished} trial(s) unfinished; to continue them: "
               f"{resume or '--restore ' + shown}")
-    if interrupted:
+    if run.interrupted:
         return 130  # as a shell reports a command Ctrl+C ended
     return 1 if failed else 0
 
