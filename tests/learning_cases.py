@@ -59,8 +59,12 @@ CASES = {
     'SQL': case([*PENDULUM, '--algorithm', 'SQL'], 6, -400),
     'TD3': case([*PENDULUM, '--algorithm', 'TD3', *SMALL], 8, -400),
     'DDPG': case([*PENDULUM, '--algorithm', 'DDPG', *SMALL], 6, -400),
+    # 9 epochs, best of the last 3: the flake check's seed 401 scored -477
+    # at 6 epochs (best of 2); calibrated seeds dip after learning too
+    # (seed 7: -154, -888, -162).
     'TQC': case([*PENDULUM, '--algorithm', 'TQC', '--config',
-                 'Q_params.config.n_Q_functions=2', *SMALL], 6, -400),
+                 'Q_params.config.n_Q_functions=2', *SMALL], 9, -400,
+                window=3),
     'SAC 3-step': case([*PENDULUM, '--algorithm', 'SAC', '--n-step', '3',
                         *SMALL], 5, -400),
     'CrossQ': case([*PENDULUM, '--algorithm', 'CrossQ', *SMALL], 7, -400),
