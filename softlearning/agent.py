@@ -102,9 +102,9 @@ class Agent:
         return np.ndim(observation) > len(next(iter(shapes.values())))
 
     def _action_in_bounds(self, action):
-        low, high = self._adapter.action_bounds
-        action = np.clip(np.asarray(action, np.float64), -1.0, 1.0)
-        return (low + (action + 1.0) * 0.5 * (high - low)).astype(np.float32)
+        # The adapter's own mapping from [-1, 1], as its step() applies it.
+        return self._adapter._denormalize_action(
+            np.asarray(action, np.float64)).astype(np.float32)
 
     def predict(self, observation, deterministic=True):
         """The action for ``observation`` (or the actions for a batch),

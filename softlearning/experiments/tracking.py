@@ -40,14 +40,17 @@ def mlflow_uri(uri):
     folder becomes an SQLite store in it (FOLDER/mlflow.db, artifacts in
     FOLDER/artifacts), which ``mlflow ui --backend-store-uri
     sqlite:///FOLDER/mlflow.db`` shows."""
-    if '://' in uri or uri.startswith(('databricks', 'sqlite:')):
+    folder = _local_folder(uri)
+    if folder is None:
         return uri
-    return 'sqlite:///' + os.path.join(storage.normalize(uri), 'mlflow.db')
+    return 'sqlite:///' + os.path.join(folder, 'mlflow.db')
 
 
 def _local_folder(uri):
-    return None if '://' in uri or uri.startswith(('databricks', 'sqlite:')) \
-        else storage.normalize(uri)
+    """The folder ``--mlflow`` names, or None for a server or database."""
+    if '://' in uri or uri.startswith(('databricks', 'sqlite:')):
+        return None
+    return storage.normalize(uri)
 
 
 def check(options):
