@@ -31,6 +31,8 @@ import re
 import sys
 import tempfile
 
+from softlearning.utils import file_descriptors
+
 # absl's record prefix: severity letter, MMDD, time, thread id, file:line].
 _ABSL_RECORD = re.compile(
     r'^(?P<severity>[IWEF])\d{4} [\d:.]+\s+\d+ (?P<file>[^\s:\]]+):\d+\] ')
@@ -62,16 +64,11 @@ def is_startup_noise(line, gpu_in_use=False):
 def without_startup_noise(gpu_in_use=False):
     """Captures what is written to file descriptor 2 (C++ and Python) in the
     block; afterwards writes it back without TensorFlow's start-up noise."""
-    sys.stderr.flush()
-    saved = os.dup(2)
     with tempfile.TemporaryFile(mode='w+b') as captured:
-        os.dup2(captured.fileno(), 2)
         try:
-            yield
+            with file_descriptors.redirected((2,), captured):
+                yield
         finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
             captured.seek(0)
             kept = [line for line in captured.read().decode(
                 errors='replace').splitlines(keepends=True)

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from softlearning.utils import imports
+from softlearning.utils import file_descriptors, imports
 
 from .softlearning_env import SoftlearningEnv
 
@@ -111,19 +111,9 @@ def _action_space(environment_id, kwargs=None):
 def _native_output_discarded():
     """Simulators' own lines (MuJoCo's compiler warnings) go to the file
     descriptors, past Python's streams: an error message stays one line."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    with open(os.devnull, 'w') as devnull:
-        os.dup2(devnull.fileno(), 1)
-        os.dup2(devnull.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for descriptor in saved:
-                os.close(descriptor)
+    with open(os.devnull, 'w') as devnull, \
+            file_descriptors.redirected((1, 2), devnull):
+        yield
 
 
 def continuous_domains(domains):
