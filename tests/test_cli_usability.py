@@ -1,6 +1,7 @@
 """What a new user meets in the first hour: help, debug mode's options,
 sampler actors on a 2-CPU machine, MUJOCO_GL, TensorFlow's CUDA noise."""
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -274,3 +275,44 @@ def test_tensorflow_import_is_quiet_without_gpu():
     assert result.returncode == 0, result.stderr
     assert 'tf.Tensor(6' in result.stdout
     assert_quiet_about_cuda(result)
+
+
+# What a run's start does not load ---------------------------------------------
+
+STARTUP_SCRIPT = """
+import sys
+import softlearning
+from softlearning.utils.tensorflow_logging import import_tensorflow
+import_tensorflow()
+from ray.air._internal import usage
+from ray.tune import Callback
+from softlearning.experiments import tune_behaviour
+with tune_behaviour.no_untold_usage_tags():
+    usage.tag_callbacks([Callback()])
+print(sorted(m for m in ('keras', 'sklearn', 'matplotlib', 'mlflow', 'wandb')
+             if m in sys.modules))
+"""
+
+
+# The trackers the tracking extra installs, where it is installed.
+TRACKERS = [name for name in ('mlflow', 'wandb')
+            if importlib.util.find_spec(name) is not None]
+
+
+@pytest.mark.parametrize('usage_stats, loaded', [
+    ('0', '[]'),
+    # With usage statistics on, Tune's tag counts the callbacks against
+    # every tracker it knows: the test's control.
+    ('1', str(TRACKERS))])
+def test_a_run_starts_without_keras_3_or_trackers_it_does_not_use(
+        usage_stats, loaded):
+    """softlearning's networks are tf-keras: TensorFlow does not load Keras
+    3 (and scikit-learn, matplotlib with it), and Tune does not import the
+    trackers to tag a run whose usage statistics are off."""
+    result = subprocess.run(
+        [sys.executable, '-c', STARTUP_SCRIPT], cwd=REPO_ROOT,
+        env={**os.environ, 'PYTHONPATH': REPO_ROOT,
+             'RAY_USAGE_STATS_ENABLED': usage_stats},
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == loaded

@@ -163,9 +163,11 @@ def _run(experiment, start_ray):
 
 def _fit(tuner, verbose):
     """``tuner.fit()`` as softlearning runs it (tune_behaviour.py): bad
-    input is not retried, Tune's own resume hint is not shown. Returns
+    input is not retried, Tune's own resume hint is not shown, no usage tag
+    that would not be sent is counted. Returns
     (ResultGrid, whether Ctrl+C stopped it)."""
     with tune_behaviour.no_retries_of_bad_input(), \
+            tune_behaviour.no_untold_usage_tags(), \
             tune_behaviour.quiet_tune_logs(verbose), \
             tune_behaviour.watching_interrupts() as watch:
         results = tuner.fit()
