@@ -31,11 +31,14 @@ def variant(name):
                         epochs=3)
 
 
-def trained_runner(name):
-    """A runner of ``name``'s tiny variant after one epoch: its pool holds
-    100 steps, 40 of them trained on."""
-    runner = make_runner(variant(name))
-    return runner, runner.train()
+@pytest.fixture(scope='module', params=NAMES)
+def trained(request):
+    """(name, runner) of ``name``'s tiny variant after one epoch: its pool
+    holds 100 steps, 40 of them trained on; one runner per algorithm for
+    the checks below (building and tracing is most of their cost)."""
+    runner = make_runner(variant(request.param))
+    runner.train()
+    return request.param, runner
 
 
 def test_every_preset_trains_its_registered_algorithm():
@@ -44,70 +47,73 @@ def test_every_preset_trains_its_registered_algorithm():
         assert variant(name)['algorithm_params']['class_name'] == name
 
 
-@pytest.mark.parametrize('name', NAMES)
-def test_an_update_returns_the_named_scalars_an_epoch_reports(name):
-    runner, result = trained_runner(name)
+def _variables(algorithm):
+    """{name: [tf.Variable]}: every number a checkpoint keeps (networks'
+    weights with their running statistics, optimizer slots, the random
+    generator's state, the update counter, SAC's temperature, ...)."""
+    variables = {}
+    for name, saveable in algorithm.tf_saveables().items():
+        if isinstance(saveable, tf.random.Generator):
+            variables[name] = [saveable.state]
+        elif isinstance(saveable, tf.Variable):
+            variables[name] = [saveable]
+        else:  # a Keras model or optimizer
+            variables[name] = list(saveable.variables)
+    return variables
+
+
+def _values(variables):
+    return {name: [v.numpy() for v in vs] for name, vs in variables.items()}
+
+
+def test_fused_updates_equal_single_updates(trained):
+    """From the same state (a second runner of the same variant and seed,
+    after the same epoch), on the same minibatches: K updates in one
+    compiled call == K calls of one update each (the fusion changes
+    dispatch, not the math). The first test on each runner: it must still
+    be where the epoch left it."""
+    name, fused = trained
+    single = make_runner(variant(name))
+    single.train()
+    start = _values(_variables(fused.algorithm))
+    batches = as_tensors(fused.pool.random_batches(4, 32))
+    fused.algorithm._fused_updates(batches)
+    for i in range(4):
+        single.algorithm._fused_updates(
+            tf.nest.map_structure(lambda x: x[i:i + 1], batches))
+    after_fused = _values(_variables(fused.algorithm))
+    after_single = _values(_variables(single.algorithm))
+    assert after_fused.keys() == after_single.keys() == start.keys()
+    changed = False
+    for key in after_fused:
+        for a, b, before in zip(after_fused[key], after_single[key],
+                                start[key]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6,
+                                       err_msg=f'{name} {key}')
+            changed |= not np.array_equal(a, before)
+    assert changed
+
+
+def test_an_update_returns_the_named_scalars_an_epoch_reports(trained):
+    name, runner = trained
     keys = runner.algorithm.training_diagnostic_keys
     assert keys and all(isinstance(key, str) for key in keys)
+    result = runner.train()
     for key in keys:
-        assert math.isfinite(result[key]), key
+        assert math.isfinite(result[key]), (name, key)
     diagnostics = runner.algorithm._update(
         as_tensors(runner.pool.random_batch(32)))
     assert tuple(diagnostics) == keys
     for key, value in diagnostics.items():
-        assert value.shape == () and np.isfinite(float(value)), key
+        assert value.shape == () and np.isfinite(float(value)), (name, key)
 
 
-def _state(algorithm):
-    """Every number an update changes: the networks' weights (running
-    statistics included), the optimizers' slots, the random generator's
-    state and the update counter."""
-    state = {}
-    for name, saveable in algorithm.tf_saveables().items():
-        if hasattr(saveable, 'get_weights'):
-            values = saveable.get_weights()
-        elif hasattr(saveable, 'variables'):
-            values = [variable.numpy() for variable in saveable.variables]
-        elif isinstance(saveable, tf.random.Generator):
-            values = [saveable.state.numpy()]
-        else:
-            values = [np.asarray(saveable.numpy())]
-        state[name] = values
-    return state
-
-
-@pytest.mark.parametrize('name', NAMES)
-def test_fused_updates_equal_single_updates(name):
-    """The fusion changes dispatch, not the math: from the same state, on
-    the same minibatches."""
-    fused, _ = trained_runner(name)
-    single, _ = trained_runner(name)
-    before = _state(fused.algorithm)
-    batches = fused.pool.random_batches(4, 32)
-    fused.algorithm._fused_updates(as_tensors(batches))
-    for i in range(4):
-        single.algorithm._fused_updates(as_tensors(
-            tf.nest.map_structure(lambda x: x[i:i + 1], batches)))
-    after_fused, after_single = (_state(fused.algorithm),
-                                 _state(single.algorithm))
-    assert after_fused.keys() == after_single.keys()
-    changed = False
-    for key in after_fused:
-        for a, b, start in zip(after_fused[key], after_single[key],
-                               before[key]):
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6,
-                                       err_msg=f'{name} {key}')
-            changed |= not np.array_equal(a, start)
-    assert changed
-
-
-@pytest.mark.parametrize('name', NAMES)
-def test_the_numpy_mirror_acts_as_the_tensorflow_policy(name):
+def test_the_numpy_mirror_acts_as_the_tensorflow_policy(trained):
     """Sampler actors act with a TensorFlow-free copy of the policy,
     loaded with the learner's weights (after updates: normalization
     statistics moved)."""
     from softlearning.policies import get_numpy_policy
-    runner, _ = trained_runner(name)
+    name, runner = trained
     policy = runner.policy
     policy.refresh_numpy_weights()
     numpy_policy = get_numpy_policy(runner._variant['policy_params'],
@@ -118,9 +124,10 @@ def test_the_numpy_mirror_acts_as_the_tensorflow_policy(name):
             numpy_policy.set_deterministic(True):
         expected = policy.actions(as_tensors(observations)).numpy()
         np.testing.assert_allclose(policy.actions_np(observations), expected,
-                                   rtol=1e-4, atol=1e-5)
+                                   rtol=1e-4, atol=1e-5, err_msg=name)
         np.testing.assert_allclose(numpy_policy.actions_np(observations),
-                                   expected, rtol=1e-4, atol=1e-5)
+                                   expected, rtol=1e-4, atol=1e-5,
+                                   err_msg=name)
 
 
 @pytest.mark.slow
