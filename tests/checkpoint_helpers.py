@@ -73,11 +73,12 @@ def variant_for(*options):
         'local').variant_spec
 
 
-def assert_resume_is_exact(variant, checkpoint_path, diagnostic_keys,
+def assert_resume_is_exact(variant, checkpoint_path, diagnostic_keys=None,
                            before_save=None):
     """Epoch 3 after restoring the checkpoint of epoch 2 == epoch 3 of the
-    run that never stopped: the algorithm's diagnostics, compared with ==,
-    and the training and evaluation statistics."""
+    run that never stopped: the algorithm's diagnostics (``diagnostic_keys``,
+    by default every one its update returns), compared with ==, and the
+    training and evaluation statistics."""
     runner = make_runner(variant)
     runner.train()
     runner.train()
@@ -89,6 +90,8 @@ def assert_resume_is_exact(variant, checkpoint_path, diagnostic_keys,
     restored.load_checkpoint(str(checkpoint_path))
     result = restored.train()
     assert result['num_train_steps'] > 0
+    if diagnostic_keys is None:
+        diagnostic_keys = restored.algorithm.training_diagnostic_keys
     for key in diagnostic_keys:
         assert math.isfinite(expected[key]), key
         assert result[key] == expected[key], key

@@ -3,6 +3,7 @@
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,10 @@ def test_help():
     result = run_cli('--help')
     assert result.returncode == 0
     assert 'run_example_local' in result.stdout
+    # Every registered algorithm, from the registry.
+    from softlearning.experiments.presets import ALGORITHMS
+    for algorithm in ALGORITHMS:
+        assert re.search(rf'\b{algorithm}\b', result.stdout), algorithm
     result = run_cli('run_example_local', 'examples.development', '--help')
     assert result.returncode == 0
     for option in ('--universe', '--domain', '--task', '--exp-name',

@@ -62,11 +62,11 @@ RESULTS_COMMANDS = {
 
 
 def get_parser():
+    from softlearning.experiments.presets import ALGORITHMS
     parser = ArgumentParser(
         prog='softlearning',
-        description='Train maximum-entropy RL agents (SAC, SQL, TQC, REDQ, '
-                    'DroQ) and their deterministic baselines (TD3, DDPG) '
-                    'with Ray Tune.',
+        description='Train continuous-control RL agents with Ray Tune: '
+                    f"{', '.join(ALGORITHMS)} (--algorithm).",
         epilog="Run 'softlearning COMMAND EXAMPLE --help' for an example's "
                "options, e.g. 'softlearning run_example_local "
                "examples.development --help'.")

@@ -1,0 +1,138 @@
+"""Every registered algorithm meets the same contract, built from its preset
+as a trial builds it (checkpoint_helpers.tiny_variant, ExperimentRunner on
+Pendulum-v1 with 16-16 networks). Register an algorithm
+(``softlearning.algorithms.ALGORITHMS``) and its preset
+(``softlearning.experiments.presets.ALGORITHMS``) and these tests cover it:
+
+- an update returns a dict of named scalars, the columns an epoch reports;
+- K updates in one compiled call == K calls of one update each;
+- the numpy mirror that sampler actors run acts as the TensorFlow policy;
+- a restored checkpoint continues exactly as the run that never stopped.
+
+Each algorithm's own file (test_sac.py, test_td3.py, ...) checks its math.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from algorithm_helpers import as_tensors
+from checkpoint_helpers import assert_resume_is_exact, make_runner, tiny_variant
+from softlearning import algorithms
+from softlearning.experiments import presets
+
+NAMES = sorted(presets.ALGORITHMS)
+
+
+def variant(name):
+    return tiny_variant(algorithm=name, domain='Pendulum', task='v1',
+                        epochs=3)
+
+
+@pytest.fixture(scope='module', params=NAMES)
+def trained(request):
+    """(name, runner) of ``name``'s tiny variant after one epoch: its pool
+    holds 100 steps, 40 of them trained on; one runner per algorithm for
+    the checks below (building and tracing is most of their cost)."""
+    runner = make_runner(variant(request.param))
+    runner.train()
+    return request.param, runner
+
+
+def test_every_preset_trains_its_registered_algorithm():
+    assert set(presets.ALGORITHMS) == set(algorithms.ALGORITHMS)
+    for name in NAMES:
+        assert variant(name)['algorithm_params']['class_name'] == name
+
+
+def _variables(algorithm):
+    """{name: [tf.Variable]}: every number a checkpoint keeps (networks'
+    weights with their running statistics, optimizer slots, the random
+    generator's state, the update counter, SAC's temperature, ...)."""
+    variables = {}
+    for name, saveable in algorithm.tf_saveables().items():
+        if isinstance(saveable, tf.random.Generator):
+            variables[name] = [saveable.state]
+        elif isinstance(saveable, tf.Variable):
+            variables[name] = [saveable]
+        else:  # a Keras model or optimizer
+            variables[name] = list(saveable.variables)
+    return variables
+
+
+def _values(variables):
+    return {name: [v.numpy() for v in vs] for name, vs in variables.items()}
+
+
+def test_fused_updates_equal_single_updates(trained):
+    """From the same state (a second runner of the same variant and seed,
+    after the same epoch), on the same minibatches: K updates in one
+    compiled call == K calls of one update each (the fusion changes
+    dispatch, not the math). The first test on each runner: it must still
+    be where the epoch left it."""
+    name, fused = trained
+    single = make_runner(variant(name))
+    single.train()
+    start = _values(_variables(fused.algorithm))
+    batches = as_tensors(fused.pool.random_batches(4, 32))
+    fused.algorithm._fused_updates(batches)
+    for i in range(4):
+        single.algorithm._fused_updates(
+            tf.nest.map_structure(lambda x: x[i:i + 1], batches))
+    after_fused = _values(_variables(fused.algorithm))
+    after_single = _values(_variables(single.algorithm))
+    assert after_fused.keys() == after_single.keys() == start.keys()
+    changed = False
+    for key in after_fused:
+        for a, b, before in zip(after_fused[key], after_single[key],
+                                start[key]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6,
+                                       err_msg=f'{name} {key}')
+            changed |= not np.array_equal(a, before)
+    assert changed
+
+
+def test_an_update_returns_the_named_scalars_an_epoch_reports(trained):
+    name, runner = trained
+    keys = runner.algorithm.training_diagnostic_keys
+    assert keys and all(isinstance(key, str) for key in keys)
+    result = runner.train()
+    for key in keys:
+        assert math.isfinite(result[key]), (name, key)
+    diagnostics = runner.algorithm._update(
+        as_tensors(runner.pool.random_batch(32)))
+    assert tuple(diagnostics) == keys
+    for key, value in diagnostics.items():
+        assert value.shape == () and np.isfinite(float(value)), (name, key)
+
+
+def test_the_numpy_mirror_acts_as_the_tensorflow_policy(trained):
+    """Sampler actors act with a TensorFlow-free copy of the policy,
+    loaded with the learner's weights (after updates: normalization
+    statistics moved)."""
+    from softlearning.policies import get_numpy_policy
+    name, runner = trained
+    policy = runner.policy
+    policy.refresh_numpy_weights()
+    numpy_policy = get_numpy_policy(runner._variant['policy_params'],
+                                    runner.training_environment)
+    numpy_policy.set_weights(policy.get_weights())
+    observations = runner.pool.random_batch(10)['observations']
+    with policy.set_deterministic(True), \
+            numpy_policy.set_deterministic(True):
+        expected = policy.actions(as_tensors(observations)).numpy()
+        np.testing.assert_allclose(policy.actions_np(observations), expected,
+                                   rtol=1e-4, atol=1e-5, err_msg=name)
+        np.testing.assert_allclose(numpy_policy.actions_np(observations),
+                                   expected, rtol=1e-4, atol=1e-5,
+                                   err_msg=name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('name', NAMES)
+def test_a_restored_checkpoint_continues_exactly(name, tmp_path):
+    """Epoch 3 after restoring epoch 2's checkpoint == epoch 3 of the run
+    that never stopped, every diagnostic compared with ==."""
+    assert_resume_is_exact(variant(name), tmp_path / 'checkpoint_000002')
