@@ -8,7 +8,7 @@ import os
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 # softlearning's networks are Keras 2 (tf-keras). Without this, `import
 # tensorflow` loads Keras 3 as well (and through it scikit-learn and
-# matplotlib, where installed): about 1.4 s of CPU at the start of every
+# matplotlib, where installed): about 1.2 s of CPU at the start of every
 # trial and command. With it, `tf.keras` names tf-keras, as TensorFlow
 # documents for Keras 2 users; set TF_USE_LEGACY_KERAS=0 to keep Keras 3.
 os.environ.setdefault('TF_USE_LEGACY_KERAS', '1')
