@@ -1,0 +1,313 @@
+"""The documentation's generated tables (see hooks.py). Each generator
+takes the folder of the page that asks for it (for relative links) and the
+marker's arguments, and returns Markdown."""
+
+import argparse
+import csv
+import functools
+import glob
+import importlib
+import json
+import os
+import posixpath
+import sys
+
+DOCS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(DOCS)
+RESULTS = os.path.join(ROOT, 'benchmarks', 'results')
+
+# Algorithms that share a page with another one; every other algorithm's
+# page is algorithms/<name in lower case>.md.
+SHARED_PAGES = {'DDPG': 'td3', 'DroQ': 'redq'}
+
+# The environment the hyperparameter tables resolve presets for.
+DEFAULT_ENVIRONMENT = 'gym/HalfCheetah/v5'
+
+# The families of variant entries a hyperparameter table shows.
+TABLE_FAMILIES = ('algorithm_params', 'policy_params', 'Q_params',
+                  'encoder_params', 'replay_pool_params', 'sampler_params',
+                  'exploration_policy_params', 'environment_params.training.pixels')
+
+# Benchmark suites: the results folders (globs under benchmarks/results)
+# their committed report was written from, and the step it scores at (None:
+# each run's planned length), as in the report's command line.
+SUITES = {
+    'mujoco_100k': {'runs': ['mujoco_100k/*/*'], 'steps': None},
+    'sac_family_50k': {'runs': ['sac_family_50k/*/*',
+                                'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
+                                'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
+                       'steps': 50000},
+    'tqc_50k': {'runs': ['tqc_50k/*/*'], 'steps': None},
+    'droq_20k': {'runs': ['droq_20k/*/*',
+                          'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
+                          'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
+                 'steps': 20000},
+}
+
+
+def registry():
+    from softlearning.algorithms import ALGORITHMS
+    return ALGORITHMS
+
+
+def algorithm_page(name):
+    return f"algorithms/{SHARED_PAGES.get(name, name.lower())}.md"
+
+
+def algorithms_without_pages(docs_dir):
+    return [(name, algorithm_page(name)) for name in registry()
+            if not os.path.exists(os.path.join(docs_dir, algorithm_page(name)))]
+
+
+def _link(here, path):
+    return posixpath.relpath(path, here or '.')
+
+
+def _table(header, rows, align=None):
+    align = align or ['---'] * len(header)
+    lines = ['| ' + ' | '.join(header) + ' |', '| ' + ' | '.join(align) + ' |']
+    lines += ['| ' + ' | '.join(str(cell) for cell in row) + ' |' for row in rows]
+    return '\n'.join(lines)
+
+
+def _first_sentence(text):
+    text = ' '.join((text or '').split())
+    return text.split('. ')[0].rstrip('.') + '.' if text else ''
+
+
+def algorithms_table(here):
+    """Every registered algorithm: its page, its update class, its preset's
+    default policy and summary."""
+    from softlearning.experiments import presets
+    rows = []
+    for name, target in registry().items():
+        module, _, cls = target.partition(':')
+        preset = presets.get(name)
+        source = module.replace('.', '/') + '.py'
+        rows.append([f'[{name}]({_link(here, algorithm_page(name))})',
+                     f'`--algorithm {name}`', f'`{cls}` ({source})',
+                     f'`{preset.POLICIES[0]}`',
+                     _first_sentence(preset.__doc__)])
+    return _table(['algorithm', 'option', 'update', 'policy', 'preset'], rows)
+
+
+def _flatten(tree, prefix=''):
+    flat = {}
+    for key, value in tree.items():
+        path = f'{prefix}{key}'
+        if isinstance(value, dict) and value:
+            flat.update(_flatten(value, path + '.'))
+        else:
+            flat[path] = value
+    return flat
+
+
+def _format(value):
+    if isinstance(value, (list, tuple)):
+        return '[' + ', '.join(_format(v) for v in value) + ']'
+    if isinstance(value, float):
+        return f'{value:g}'
+    return json.dumps(value) if isinstance(value, (str, type(None), bool)) else str(value)
+
+
+@functools.lru_cache(maxsize=None)
+def _variant(algorithm, environment, options):
+    from softlearning import experiments
+    universe, domain, task = environment.split('/')
+    return experiments.variant_spec(
+        algorithm=algorithm, universe=universe, domain=domain, task=task,
+        **dict(options))
+
+
+def _preset_sources(algorithm, environment, options):
+    """{dotted key: the preset file (and domain) that set it}, the last
+    writer winning, in the order variants.preset_variant applies them."""
+    from softlearning.experiments import presets
+    from softlearning.experiments.presets import common
+    universe, domain, _ = environment.split('/')
+    preset = presets.get(algorithm)
+    forms = [name for name, wanted in (
+        ('recurrent', options.get('policy') == 'recurrent'),
+        ('pixels', options.get('observation') == 'pixels')) if wanted]
+    modules = [('common.py', common), (f'{preset.__name__.rsplit(".", 1)[1]}.py', preset)]
+    modules += [(f'{name}.py', presets.form(name)) for name in forms]
+    sources = {}
+    for filename, module in modules:
+        variant = (module.variant(algorithm) if hasattr(module, 'variant')
+                   else getattr(module, 'VARIANT', {}))
+        for key in _flatten(variant):
+            sources[key] = f'`presets/{filename}`'
+    for filename, module in modules:
+        overrides = getattr(module, 'DOMAINS', {})
+        for scope in (universe, f'{universe}/{domain}'):
+            for key in overrides.get(scope, {}):
+                sources[key] = f"`presets/{filename}` (`'{scope}'`)"
+    return sources
+
+
+def hyperparameters(here, algorithm, environment=DEFAULT_ENVIRONMENT, **options):
+    """The resolved variant of ``--algorithm ALGORITHM`` (and options such
+    as policy=recurrent, observation=pixels, network=simba, n_step=3) on one
+    environment: each entry, its value, and which preset set it."""
+    from softlearning.experiments.config_keys import constructor_defaults
+    if 'n_step' in options:
+        options['n_step'] = int(options['n_step'])
+    key = tuple(sorted(options.items()))
+    variant = _variant(algorithm, environment, key)
+    defaults = constructor_defaults(variant)
+    sources = _preset_sources(algorithm, environment, options)
+    rows = []
+    for family in TABLE_FAMILIES:
+        node = variant
+        for part in family.split('.'):
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            continue
+        for entry, value in _flatten(node, family + '.').items():
+            if entry in sources:
+                source = sources[entry]
+            elif entry in defaults and defaults[entry] == value:
+                source = 'constructor default'
+            else:
+                source = 'derived from the others'
+            rows.append([f'`{entry}`', f'`{_format(value)}`', source])
+    command = ' '.join([f'--algorithm {algorithm}'] + [
+        f"--{name.replace('_', '-')} {value}" for name, value in key])
+    universe, domain, task = environment.split('/')
+    return (f'`{command} --universe {universe} --domain {domain} --task {task}` '
+            'resolves to these settings; each is a `--config KEY=VALUE` '
+            '(the key as in the first column).\n\n'
+            + _table(['entry', 'value', 'set by'], rows))
+
+
+def domain_overrides(here, algorithm):
+    """The algorithm's preset's per-universe/domain overrides."""
+    from softlearning.experiments import presets
+    preset = presets.get(algorithm)
+    rows = [[f'`{scope}`', f'`{key}`', f'`{_format(value)}`']
+            for scope, overrides in getattr(preset, 'DOMAINS', {}).items()
+            for key, value in overrides.items()]
+    if not rows:
+        return f'The {algorithm} preset has no per-domain overrides.'
+    return _table(['universe/domain', 'entry', 'value'], rows)
+
+
+def options_reference(here):
+    """Every option of ``softlearning run_example_* examples.development``,
+    by group, from the parser the commands use."""
+    from softlearning.cli.options import get_parser
+    parser = get_parser()
+    formatter = parser._get_formatter()  # expands %(default)s as --help does
+    sections = []
+    for group in parser._action_groups:
+        rows = []
+        for action in group._group_actions:
+            if isinstance(action, argparse._HelpAction) or not action.option_strings:
+                continue
+            flags = ', '.join(f'`{flag}`' for flag in action.option_strings)
+            choices = (', '.join(f'`{c}`' for c in action.choices)
+                       if action.choices else '')
+            default = ('' if action.default in (None, argparse.SUPPRESS)
+                       else f'`{_format(action.default)}`')
+            text = (formatter._expand_help(action) if action.help else '')
+            # Table cells: no pipes, and brackets that are not links.
+            text = (text.replace('|', '\\|').replace('\n', ' ')
+                    .replace('[', '\\[').replace(']', '\\]'))
+            rows.append([flags, choices, default, text])
+        if rows:
+            sections.append(f'## {group.title.capitalize()}\n\n'
+                            + _table(['option', 'choices', 'default', 'meaning'], rows))
+    return '\n\n'.join(sections)
+
+
+def _report_csv(suite, name):
+    with open(os.path.join(RESULTS, suite, 'report', name)) as f:
+        return list(csv.DictReader(f))
+
+
+def _interval(row, key='value'):
+    return f"{float(row[key]):.3f} [{float(row['low']):.3f}, {float(row['high']):.3f}]"
+
+
+def aggregates(here, suite, metrics='IQM,median,mean,optimality gap'):
+    """A suite's aggregate metrics, from its committed report/aggregates.csv."""
+    metrics = metrics.split(',')
+    by_agent = {}
+    for row in _report_csv(suite, 'aggregates.csv'):
+        by_agent.setdefault(row['agent'], {'runs': row['runs'], 'tasks': row['tasks']})
+        by_agent[row['agent']][row['metric']] = _interval(row)
+    rows = [[agent] + [cells.get(m, '') for m in metrics] + [cells['runs'], cells['tasks']]
+            for agent, cells in sorted(by_agent.items())]
+    return _table(['agent', *metrics, 'runs', 'tasks'], rows,
+                  ['---'] + ['---:'] * (len(metrics) + 2))
+
+
+def improvement(here, suite):
+    """A suite's probabilities of improvement, from report/improvement.csv."""
+    rows = [[row['x'], row['y'], _interval(row, 'probability'),
+             row['tasks'].replace(' ', ', ')]
+            for row in _report_csv(suite, 'improvement.csv')]
+    return _table(['X', 'Y', 'P(X > Y)', 'tasks'], rows, ['---', '---', '---:', '---'])
+
+
+@functools.lru_cache(maxsize=None)
+def _runs(suite):
+    from softlearning.analysis import load_trials
+    from softlearning.analysis.benchmark_report import collect_runs
+    spec = SUITES[suite]
+    folders = sorted(path for pattern in spec['runs']
+                     for path in glob.glob(os.path.join(RESULTS, pattern))
+                     if os.path.isdir(path))
+    runs, _ = collect_runs(load_trials(folders), spec['steps'])
+    return runs
+
+
+def final_returns(here, suite):
+    """Per task and agent: the final evaluation return, mean ± std over
+    seeds (numpy's, ddof 0), and each seed's, from the committed runs."""
+    import numpy as np
+    runs = _runs(suite)
+    agents = sorted({run.agent for run in runs})
+    tasks = sorted({run.task for run in runs})
+    rows = []
+    for task in tasks:
+        row = [task.replace('gym/', '').replace('/', '-')]
+        for agent in agents:
+            mine = sorted((run for run in runs if run.agent == agent and run.task == task),
+                          key=lambda run: str(run.seed))
+            values = np.array([run.final_return for run in mine])
+            row.append(f"{values.mean():,.0f} ± {values.std():,.0f} ("
+                       + ', '.join(f'{v:,.0f}' for v in values) + ')'
+                       if len(values) else '')
+        rows.append(row)
+    steps = SUITES[suite]['steps']
+    scored = (f'at {steps:,} steps' if steps else "at each run's planned length")
+    return (f'Final evaluation return {scored}: mean ± std over seeds '
+            '(each seed\'s in brackets, by seed).\n\n'
+            + _table(['task', *agents], rows, ['---'] + ['---:'] * len(agents)))
+
+
+def report_link(here, suite):
+    return (f"The full report: `benchmarks/results/{suite}/report/report.md` "
+            "(all metrics, per-task tables, curves and profiles).")
+
+
+def calibration(here):
+    """The learning tests' calibration (``tests/calibrate_learning.py
+    --report --markdown``)."""
+    sys.path.insert(0, os.path.join(ROOT, 'tests'))
+    calibrate_learning = importlib.import_module('calibrate_learning')
+    return calibrate_learning.markdown(calibrate_learning.load())
+
+
+GENERATORS = {
+    'algorithms': algorithms_table,
+    'hyperparameters': hyperparameters,
+    'domain-overrides': domain_overrides,
+    'options': options_reference,
+    'aggregates': aggregates,
+    'improvement': improvement,
+    'final-returns': final_returns,
+    'report-link': report_link,
+    'calibration': calibration,
+}

@@ -1,0 +1,7 @@
+// MathJax settings for pymdownx.arithmatex (generic mode): \( \) and \[ \].
+window.MathJax = {
+  tex: {inlineMath: [["\\(", "\\)"]], displayMath: [["\\[", "\\]"]],
+        processEscapes: true, processEnvironments: true},
+  options: {ignoreHtmlClass: ".*|", processHtmlClass: "arithmatex"}
+};
+document$.subscribe(() => { MathJax.typesetPromise(); });
