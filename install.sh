@@ -21,6 +21,6 @@ PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 # The sweeps (optuna) and tracking (MLflow, W&B) extras too, so that the
-# tests cover them.
-.venv/bin/python -m pip install -q -e '.[test,sweeps,tracking]'
+# tests cover them, and the docs extra (tests/test_docs.py builds the site).
+.venv/bin/python -m pip install -q -e '.[test,sweeps,tracking,docs]'
 echo "softlearning installed in $(pwd)/.venv"

@@ -24,6 +24,10 @@ setup(
         'sweeps': ['optuna==5.0.*'],
         # --mlflow URI, --wandb-project NAME
         'tracking': ['mlflow==3.17.*', 'wandb==0.31.*'],
+        # The documentation site: mkdocs serve / mkdocs build --strict
+        # (mkdocs.yml; the API reference is read from the source by griffe).
+        'docs': ['mkdocs==1.6.*', 'mkdocs-material==9.*',
+                 'mkdocstrings[python]==1.0.*', 'mkdocstrings-python==2.0.*'],
     },
     entry_points={
         'console_scripts': [

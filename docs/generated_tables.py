@@ -10,6 +10,7 @@ import importlib
 import json
 import os
 import posixpath
+import re
 import sys
 
 DOCS = os.path.dirname(os.path.abspath(__file__))
@@ -72,7 +73,9 @@ def _table(header, rows, align=None):
 
 def _first_sentence(text):
     text = ' '.join((text or '').split())
-    return text.split('. ')[0].rstrip('.') + '.' if text else ''
+    # "et al. 2018" and "e.g. x" do not end a sentence.
+    first = re.split(r'(?<!\bal)(?<!e\.g)(?<!i\.e)\.\s', text)[0]
+    return first.rstrip('.') + '.' if text else ''
 
 
 def algorithms_table(here):

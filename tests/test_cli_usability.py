@@ -1,6 +1,7 @@
 """What a new user meets in the first hour: help, debug mode's options,
 sampler actors on a 2-CPU machine, MUJOCO_GL, TensorFlow's CUDA noise."""
 
+import glob
 import importlib.util
 import os
 import re
@@ -55,8 +56,8 @@ def test_run_example_without_example_is_one_error():
     assert_one_line_error(result, "'run_example_local' needs an EXAMPLE module")
 
 
-# Paths the help texts and the README name, e.g. examples/curriculum/ or
-# softlearning/environments/rendering.py.
+# Paths the help texts, the README and the documentation's pages name, e.g.
+# examples/curriculum/ or softlearning/environments/rendering.py.
 PATH_PATTERN = re.compile(
     r'(?<![\w/.~<])((?:docs|examples|softlearning|benchmarks|config|docker|'
     r'tests|\.ci)/[\w./-]*[\w/])')
@@ -72,17 +73,26 @@ def _mentioned_paths(text):
     return paths
 
 
-def test_every_path_in_help_and_readme_exists():
+def test_every_path_in_help_readme_and_docs_exists():
     texts = [run_cli(*command).stdout for command in (
         ('--help',), ('run_example_local', 'examples.development', '--help'),
         ('run_example_debug', 'examples.development', '--help'),
         ('simulate', '--help'), ('export', '--help'))]
-    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
-        texts.append(f.read())
-    mentioned = set().union(*map(_mentioned_paths, texts))
+    # A documentation page may also name a page beside it (its links).
+    folders = {text: [REPO_ROOT] for text in texts}
+    pages = [os.path.join(REPO_ROOT, 'README.md')] + glob.glob(
+        os.path.join(REPO_ROOT, 'docs', '**', '*.md'), recursive=True)
+    for page in pages:
+        with open(page) as f:
+            folders[f.read()] = [REPO_ROOT, os.path.dirname(page)]
+    mentioned = {}
+    for text, roots in folders.items():
+        for path in _mentioned_paths(text):
+            mentioned.setdefault(path, set()).update(roots)
     assert 'softlearning/environments/rendering.py' in mentioned
-    missing = sorted(path for path in mentioned
-                     if not os.path.exists(os.path.join(REPO_ROOT, path)))
+    missing = sorted(path for path, roots in mentioned.items()
+                     if not any(os.path.exists(os.path.join(root, path))
+                                for root in roots))
     assert not missing, missing
 
 

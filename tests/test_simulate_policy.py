@@ -202,9 +202,10 @@ def test_saved_model_acts_without_softlearning(cli, checkpoint, tmp_path):
     assert np.all(np.abs(expected) <= 1.0)
 
 
-def test_readme_films_the_quick_starts_checkpoint(cli, tmp_path):
-    """The README's "Watching a policy" command, as written, on the trial
-    folder of a (shortened) quick start run."""
+def test_docs_film_the_quick_starts_checkpoint(cli, tmp_path):
+    """The documentation's "Watching a policy" command
+    (docs/guide/simulate.md), as written, on the trial folder of a
+    (shortened) quick start run."""
     import re
     import shlex
     from conftest import trial_dirs
@@ -215,9 +216,8 @@ def test_readme_films_the_quick_starts_checkpoint(cli, tmp_path):
                  '--seed', '1', '--local-dir', tmp_path / 'ray_results')
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     (trial_dir,) = trial_dirs(tmp_path / 'ray_results')
-    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
-        readme = f.read()
-    section = readme[readme.index('## Watching a policy'):]
+    with open(os.path.join(REPO_ROOT, 'docs', 'guide', 'simulate.md')) as f:
+        section = f.read()
     (command,) = re.findall(
         r'^softlearning simulate ~/ray_results/gym/Pendulum/v1/.*$', section,
         re.MULTILINE)

@@ -1,0 +1,108 @@
+"""The documentation site (mkdocs.yml, docs/): it builds with
+``mkdocs build --strict`` (every link, anchor and API reference resolves;
+the generated tables come from the registry, presets, options parser and
+committed reports), and every registered algorithm has its page, its row
+in the generated table and in the README's."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO_ROOT
+from softlearning.algorithms import ALGORITHMS
+
+DOCS = os.path.join(REPO_ROOT, 'docs')
+sys.path.insert(0, DOCS)
+
+import generated_tables  # noqa: E402
+
+
+@pytest.fixture(scope='module')
+def site(tmp_path_factory):
+    """The site, built as a user builds it (mkdocs' own command line)."""
+    site_dir = tmp_path_factory.mktemp('site')
+    result = subprocess.run(
+        [sys.executable, '-m', 'mkdocs', 'build', '--strict',
+         '--site-dir', str(site_dir)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, 'NO_MKDOCS_2_WARNING': '1',
+             'PYTHONPATH': REPO_ROOT})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return site_dir
+
+
+def _page(site_dir, path):
+    """The built HTML of docs/<path> (use_directory_urls: x.md -> x/)."""
+    stem = path[:-len('.md')]
+    html = (os.path.join(site_dir, 'index.html') if stem == 'index' else
+            os.path.join(site_dir, stem.replace('/index', ''), 'index.html'))
+    with open(html) as f:
+        return f.read()
+
+
+def test_every_registered_algorithm_has_a_page_with_its_settings(site):
+    assert not generated_tables.algorithms_without_pages(DOCS)
+    for name in ALGORITHMS:
+        html = _page(site, generated_tables.algorithm_page(name))
+        # Its hyperparameter table, generated from its preset.
+        assert f'--algorithm {name} --universe' in html, name
+        assert 'algorithm_params.config.discount' in html, name
+
+
+def test_the_algorithms_table_lists_the_registry(site):
+    html = _page(site, 'algorithms/index.md')
+    rows = re.findall(r'<code>--algorithm (\w+)</code>', html)
+    assert rows == list(ALGORITHMS)
+
+
+def test_generated_tables_are_filled_in(site):
+    for path in ('benchmarks/mujoco-100k.md', 'reference/options.md',
+                 'developer/tests.md', 'algorithms/tqc.md'):
+        assert '<!-- generated:' not in _page(site, path), path
+    options = _page(site, 'reference/options.md')
+    assert '--checkpoint-frequency' in options and '--algorithm' in options
+    results = _page(site, 'benchmarks/mujoco-100k.md')
+    # The committed report's IQM of softlearning's SAC, and a seed's return.
+    assert '0.249 [0.209, 0.298]' in results
+    assert 'softlearning SAC' in results
+    # The API reference was read from the docstrings.
+    assert 'load_trained_policy' in _page(site, 'reference/experiments.md')
+    # The report's figures are served beside the pages.
+    assert os.path.exists(os.path.join(site, 'results', 'mujoco_100k',
+                                       'aggregate_metrics.png'))
+
+
+def test_the_readme_lists_every_algorithm_with_its_page():
+    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
+        readme = f.read()
+    for name in ALGORITHMS:
+        page = generated_tables.algorithm_page(name)
+        assert re.search(rf'^\| {name} \| `--algorithm {name}` \|.*\(docs/{page}\)',
+                         readme, re.M), name
+
+
+def test_the_readmes_results_table_is_the_committed_reports():
+    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
+        readme = f.read()
+    assert generated_tables.aggregates(
+        '', 'mujoco_100k', metrics='IQM,mean,optimality gap') in readme
+
+
+def test_the_readmes_python_example_is_the_guides():
+    """test_api.py runs the README's; the guide must show the same."""
+    def first_python_block(path):
+        with open(path) as f:
+            return re.search(r'```python\n(.*?)```', f.read(), re.S).group(1)
+    readme = os.path.join(REPO_ROOT, 'README.md')
+    with open(readme) as f:
+        section = f.read().split('## Python API', 1)[1]
+    assert re.search(r'```python\n(.*?)```', section, re.S).group(1) == (
+        first_python_block(os.path.join(DOCS, 'guide', 'python-api.md')))
+
+
+def test_the_readme_stays_short():
+    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
+        assert len(f.read().splitlines()) < 250
