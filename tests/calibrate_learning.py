@@ -152,7 +152,8 @@ def report(calibration):
 
 
 def markdown(calibration):
-    """The calibration as a Markdown table (the README's)."""
+    """The calibration as a Markdown table (docs/developer/tests.md's,
+    generated when the site is built)."""
     rows = ['| case | budget | seeds | score: min / median | threshold '
             '| margin | P(fail), normal fit | AVX2 runs: min |',
             '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
@@ -194,7 +195,8 @@ def main():
     parser.add_argument('--report', action='store_true',
                         help='Print the table and run nothing.')
     parser.add_argument('--markdown', action='store_true',
-                        help='Print the table as Markdown (the README\'s).')
+                        help='Print the table as Markdown (as the '
+                             'documentation shows it).')
     args = parser.parse_args()
     unknown = [c for c in args.cases if c not in learning_cases.CASES]
     if unknown:

@@ -15,7 +15,8 @@ fails until the case is calibrated again:
 Why a margin and a statistic over several evaluations: a fixed seed gives
 the same run on one machine, but not on another CPU (oneDNN picks its
 kernels by instruction set, the last bits of a sum differ, and a few
-thousand updates turn that into another run; README, "Reproducibility").
+thousand updates turn that into another run; docs/guide/checkpoints.md,
+"Reproducibility").
 So a seed stands for a draw from the distribution the calibration
 measured, and the threshold must hold for nearly every draw.
 """

@@ -6,8 +6,8 @@ op determinism (--deterministic-ops, meant for GPU trials): on a CPU it
 changes no number. And a shorter run is the start of a
 longer one (no schedule depends on --n-epochs), which lets a learning
 test's calibration (tests/calibrate_learning.py) score a shorter budget
-from its curves. Across machines they need not agree: see the README's
-"Reproducibility"."""
+from its curves. Across machines they need not agree: see
+docs/guide/checkpoints.md, "Reproducibility"."""
 
 import numpy as np
 import pytest
