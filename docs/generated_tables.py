@@ -3,10 +3,12 @@ takes the folder of the page that asks for it (for relative links) and the
 marker's arguments, and returns Markdown."""
 
 import argparse
+import contextlib
 import csv
 import functools
 import glob
 import importlib
+import io
 import json
 import os
 import posixpath
@@ -117,9 +119,11 @@ def _format(value):
 def _variant(algorithm, environment, options):
     from softlearning import experiments
     universe, domain, task = environment.split('/')
-    return experiments.variant_spec(
-        algorithm=algorithm, universe=universe, domain=domain, task=task,
-        **dict(options))
+    # Its notices (e.g. pixels' sampler actors) are for a run, not a page.
+    with contextlib.redirect_stderr(io.StringIO()):
+        return experiments.variant_spec(
+            algorithm=algorithm, universe=universe, domain=domain, task=task,
+            **dict(options))
 
 
 def _preset_sources(algorithm, environment, options):
