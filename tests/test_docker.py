@@ -62,6 +62,7 @@ def test_images_run_the_readme_quick_start_setup():
             text = f.read()
         assert 'FROM python:3.11' in text
         assert 'pip install -r requirements.txt' in text
-        assert "pip install -e '.[test]'" in text
+        # The test suite's extras: tests/test_docs.py builds the site.
+        assert "pip install -e '.[test,docs]'" in text
     with open(os.path.join(REPO_ROOT, 'docker', 'Dockerfile.gpu')) as f:
         assert "tensorflow[and-cuda]==2.21.*" in f.read()
