@@ -1,7 +1,8 @@
 """SBX's (JAX) and Stable-Baselines3's (PyTorch) SAC and TD3, and SBX's TQC,
 DroQ (its SAC with dropout + LayerNorm critics, 20 updates per step, the
-policy every 20) and CrossQ (with the preset's critic width), under softlearning's benchmark protocol, each run written
-as a softlearning trial folder, so that ``softlearning summary``, ``plot``
+policy every 20) and CrossQ (with the preset's critic width), under
+softlearning's benchmark protocol, each run written as a softlearning
+trial folder, so that ``softlearning summary``, ``plot``
 and ``report`` read them next to softlearning's own trials. TQC is SBX's:
 two critics of 25 quantiles (SBX 0.28's TQCPolicy builds two whatever
 ``n_critics`` says; ``n_critics`` only sizes the target's atom count, so 5
@@ -62,11 +63,11 @@ environment rewards until termination or truncation. The training
 environment is ``gym.make(env_id)``, seeded through the model's ``seed``.
 
 Settings: read from softlearning's presets (each cell's variant as
-softlearning builds it, constructor defaults included; peer_settings.py),
-passed to the peer worker (peer_worker.py, which imports nothing of
-softlearning) as JSON. With today's presets: 256-256 ReLU networks for the actor and
-each of two critics, Adam with learning rates 3e-4 (actor, critics and
-SAC's entropy coefficient; 1e-3 on gym/Pendulum, as softlearning's
+softlearning builds it, constructor defaults included; peer_settings.py)
+and passed to the peer worker (peer_worker.py, which imports nothing of
+softlearning) as JSON. With today's presets: 256-256 ReLU networks for
+the actor and each of two critics, Adam with learning rates 3e-4 (actor,
+critics and SAC's entropy coefficient; 1e-3 on gym/Pendulum, as softlearning's
 Pendulum preset; each library's own epsilon), batch 256, a 1e6 replay
 buffer, discount 0.99, tau 0.005, time-limit truncations bootstrapped.
 SAC: entropy coefficient learned from 1.0 (``ent_coef='auto_1.0'``) towards
