@@ -437,7 +437,7 @@ def test_a_partial_restore_ends_in_an_error_and_keeps_the_full_state(
     """When Tune restores fewer trials than the experiment has (it logs the
     failure and goes on), the state files that run wrote are removed, so the
     next resume reads the complete state of the run before."""
-    from softlearning.analysis.results import tune_statuses
+    from softlearning.experiments.tune_state import state_files, tune_statuses
     from softlearning.experiments import tune_runner
     from softlearning.experiments.errors import ExperimentError
 
@@ -451,13 +451,13 @@ def test_a_partial_restore_ends_in_an_error_and_keeps_the_full_state(
 
     write_state('2026-01-01_00-00-00', ['a', 'b', 'c'])
     known = tune_runner._trial_count(str(tmp_path))
-    before = tune_runner._state_files(str(tmp_path))
+    before = state_files(str(tmp_path))
     assert known == 3 and len(before) == 2
     tune_runner._check_all_restored(str(tmp_path), known, 3, before)  # fine
     write_state('2026-01-02_00-00-00', ['a'])  # the partial run's state
     with pytest.raises(ExperimentError, match='restored 1 of the 3 trials'):
         tune_runner._check_all_restored(str(tmp_path), known, 1, before)
-    assert tune_runner._state_files(str(tmp_path)) == before
+    assert state_files(str(tmp_path)) == before
     assert sorted(tune_statuses(str(tmp_path))) == ['a', 'b', 'c']
 
 
