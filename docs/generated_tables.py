@@ -260,7 +260,7 @@ def improvement(here, suite):
 @functools.lru_cache(maxsize=None)
 def _runs(suite):
     from softlearning.analysis import load_trials
-    from softlearning.analysis.benchmark_report import collect_runs
+    from softlearning.analysis.benchmark_runs import collect_runs
     spec = SUITES[suite]
     folders = sorted(path for pattern in spec['runs']
                      for path in glob.glob(os.path.join(RESULTS, pattern))

@@ -15,6 +15,8 @@ import os
 
 import pandas as pd
 
+from softlearning.experiments.tune_state import tune_statuses
+
 PARAMS_FILE = 'params.json'
 PROGRESS_FILE = 'progress.csv'
 ERROR_FILE = 'error.txt'
@@ -76,30 +78,6 @@ def _error_line(folder):
     except OSError:
         return ''
     return lines[-1] if lines else ''
-
-
-def tune_statuses(experiment):
-    """{trial folder name: Tune's status} from the experiment folder's
-    latest state file, if there is one: the newest run's, by the start time
-    in its name (experiment_state-YYYY-MM-DD_HH-MM-SS.json). Not by file
-    times: Tune writes every state file of a resumed experiment back to
-    its storage together at the end of a run. ``experiment`` is a folder
-    or a storage URI (s3://, gs://)."""
-    from softlearning.utils import storage
-    try:
-        fs, states = storage.files_named(experiment, ['experiment_state-'])
-        states = [path for path in states if path.endswith('.json')]
-        if not states:
-            return {}
-        with fs.open_input_stream(states[-1]) as stream:
-            trial_data = json.loads(stream.read())['trial_data']
-        statuses = {}
-        for trial_json, _ in trial_data:
-            trial = json.loads(trial_json)
-            statuses[trial['relative_logdir']] = trial['status']
-        return statuses
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}  # a state file of another Tune version: status from files
 
 
 def _reached_its_end(params, progress):

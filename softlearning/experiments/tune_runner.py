@@ -16,6 +16,7 @@ from . import tracking, tune_behaviour
 from .errors import ExperimentError
 from .prepare import results_root
 from .resources import trial_resources
+from .tune_state import state_files, tune_statuses
 
 
 @dataclasses.dataclass
@@ -113,7 +114,7 @@ def _run(experiment, start_ray):
                 resume_unfinished=True, resume_errored=not restart,
                 restart_errored=restart,
                 param_space=experiment.restore_param_space)
-            known, states_before = _trial_count(folder), _state_files(folder)
+            known, states_before = _trial_count(folder), state_files(folder)
             set_aside = (_set_aside_errored_trials(folder) if restart
                          else [])
             with _restarts_keep_placeholders():
@@ -175,9 +176,6 @@ def _fit(tuner, verbose):
 
 
 RESTARTED_FOLDER = '.restarted'
-# Tune's state files of one run, named by the run's start time.
-STATE_FILE_PREFIXES = ('experiment_state-', 'basic-variant-state-',
-                       'search_gen_state-')
 
 
 @contextlib.contextmanager
@@ -206,13 +204,7 @@ def _restarts_keep_placeholders():
         Trial.reset = reset
 
 
-def _state_files(experiment_folder):
-    return set(storage.files_named(experiment_folder,
-                                   STATE_FILE_PREFIXES)[1])
-
-
 def _trial_count(experiment_folder):
-    from softlearning.analysis.results import tune_statuses
     return len(tune_statuses(experiment_folder))
 
 
@@ -224,7 +216,7 @@ def _check_all_restored(experiment_folder, known, restored, states_before):
     if restored >= known:
         return
     fs, _ = storage.filesystem(experiment_folder)
-    for path in _state_files(experiment_folder) - states_before:
+    for path in state_files(experiment_folder) - states_before:
         fs.delete_file(path)
     raise ExperimentError(
         f"Tune restored {restored} of the {known} trials of "
@@ -240,7 +232,6 @@ def _set_aside_errored_trials(experiment_folder):
     configuration. summary, plot and report skip hidden folders. Works on
     a local folder or a storage URI. Returns the errored trials' folders:
     Tune makes them again, to be removed after the run if still empty."""
-    from softlearning.analysis.results import tune_statuses
     fs, root = storage.filesystem(experiment_folder)
     aside = f"{root.rstrip('/')}/{RESTARTED_FOLDER}"
     shown = storage.join(experiment_folder, RESTARTED_FOLDER).split('?')[0]

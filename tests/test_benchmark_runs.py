@@ -1,6 +1,6 @@
-"""``softlearning benchmark``: suite files checked before anything runs,
-the suite as one Tune experiment with one evaluation protocol, and a
-resume after an interruption (through the real CLI)."""
+"""``softlearning benchmark`` running (through the real CLI): a resume
+after an interruption and the report of its trials, a restart of an
+errored trial, and what a resume keeps of Tune's state files."""
 
 import glob
 import json
@@ -14,161 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from checkpoint_helpers import TINY_CONFIG
-from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error,
-                      run_cli)
-from softlearning.experiments.benchmark import (SuiteError, load_suite,
-                                                merge_cells, protocol_config)
-
-TINY_SUITE = {
-    'name': 'tiny', 'algorithms': ['SAC', 'TD3'],
-    'environments': ['gym/Pendulum/v1'], 'seeds': [0], 'steps': 600,
-    'warmup_steps': 100,
-    'evaluation': {'episodes': 1, 'first_seed': 1000, 'interval': 100},
-    'options': {'trial_cpus': 1}, 'config': {
-        key: value for key, value in TINY_CONFIG.items()
-        if key != 'algorithm_params.config.eval_n_episodes'},
-    'label': 'tiny networks',
-}
-
-
-def write_suite(tmp_path, suite, name='suite.yaml'):
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(suite))
-    return str(path)
-
-
-# The suite file ------------------------------------------------------------
-
-def test_suite_file_defaults_and_protocol(tmp_path):
-    suite = load_suite(write_suite(tmp_path, {
-        'algorithms': ['SAC'], 'environments': ['gym/Hopper/v5'],
-        'seeds': [3, 4], 'steps': 20000}, name='hop.yaml'))
-    assert suite.name == 'hop'
-    assert suite.environments == [('gym', 'Hopper', 'v5')]
-    assert suite.evaluation == {'episodes': 10, 'first_seed': 1000,
-                                'interval': 5000}
-    assert protocol_config(suite) == {
-        'algorithm_params.config.epoch_length': 5000,
-        'algorithm_params.config.n_epochs': 4,
-        'algorithm_params.config.eval_n_episodes': 10,
-        'algorithm_params.config.eval_seed': 1000,
-        'algorithm_params.config.eval_deterministic': True,
-        'algorithm_params.config.n_initial_exploration_steps': 10000}
-
-
-def test_a_suite_with_overrides_is_labelled_by_them(tmp_path):
-    from softlearning.experiments.benchmark import benchmark_entry
-    plain = {'algorithms': ['SAC'], 'environments': ['gym/Hopper/v5'],
-             'seeds': [0], 'steps': 5000}
-    suite = load_suite(write_suite(tmp_path, {**plain, 'config': {
-        'algorithm_params.config.fused_steps': 1,
-        'policy_params.config.hidden_layer_sizes': [64],
-        'Q_params.config.hidden_layer_sizes': [64]}}))
-    # (In the file's order: write_suite's YAML sorts the keys.)
-    assert suite.label == ('Q_params.config.hidden_layer_sizes=[64], '
-                           'fused_steps=1, policy_params.config.'
-                           'hidden_layer_sizes=[64]')
-    environment = ('gym', 'Hopper', 'v5')
-    assert benchmark_entry(suite, 'SAC', environment)['label'] == suite.label
-    named = load_suite(write_suite(tmp_path, {
-        **plain, 'label': 'per-step updates',
-        'config': {'algorithm_params.config.fused_steps': 1}}))
-    assert named.label == 'per-step updates'
-    # The defaults have no label, in the trials and in the suite's record
-    # (suite.json, which a resume compares with the file).
-    defaults = load_suite(write_suite(tmp_path, plain))
-    assert defaults.label == ''
-    assert 'label' not in benchmark_entry(defaults, 'SAC', environment)
-    assert 'label' not in defaults.as_dict()
-    assert named.as_dict()['label'] == 'per-step updates'
-
-
-BAD_SUITES = [
-    ({'algorithms': ['SAC', 'PPO']}, "algorithm 'PPO' is not one of SAC"),
-    ({'environments': ['HalfCheetah-v5']},
-     "environment 'HalfCheetah-v5' is not universe/domain/task"),
-    ({'steps': 650}, 'steps (650) must be a multiple of evaluation.interval'),
-    ({'seeds': [0, 0]}, "'seeds' lists a value twice"),
-    ({'seeds': 'zero'}, "'seeds' must be a non-empty list of ints"),
-    ({'evaluation': {'episodes': 10, 'every': 5}},
-     "unknown evaluation entry 'every'"),
-    ({'budget': 3}, "unknown entry 'budget'"),
-    ({'config': {'algorithm_params.config.eval_n_episodes': 3}},
-     "is set by the suite's evaluation.episodes"),
-    ({'options': {'seed': 3}}, "options.seed is the suite's own"),
-    ({'label': 3}, "'label' must be a string, got 3"),
-]
-
-
-@pytest.mark.parametrize('change, message', BAD_SUITES)
-def test_bad_suite_files(tmp_path, change, message):
-    with pytest.raises(SuiteError) as error:
-        load_suite(write_suite(tmp_path, {**TINY_SUITE, **change}))
-    assert message in str(error.value)
-
-
-@pytest.mark.parametrize('change, message', [
-    BAD_SUITES[0],
-    # A bad option is found where the runs are built, still before Ray.
-    ({'options': {'trial_cpus': 1, 'policy': 'flat'}},
-     'cannot train --policy flat; valid policies for SAC: gaussian'),
-])
-def test_bad_suite_is_one_line_before_tensorflow(tmp_path, change, message):
-    path = write_suite(tmp_path, {**TINY_SUITE, **change})
-    result = run_cli('benchmark', path, '--dry-run',
-                     '--local-dir', tmp_path / 'results', timeout=120)
-    assert_one_line_error(result, message)
-    assert not (tmp_path / 'results').exists()
-
-
-def test_missing_or_broken_suite_file(tmp_path):
-    assert_one_line_error(run_cli('benchmark', tmp_path / 'none.yaml'),
-                          'none.yaml: no such suite file')
-    broken = tmp_path / 'broken.yaml'
-    broken.write_text('algorithms: [SAC\n')
-    assert_one_line_error(run_cli('benchmark', broken), 'not valid YAML')
-
-
-def test_dry_run_names_trials_protocol_and_folder(tmp_path):
-    path = write_suite(tmp_path, TINY_SUITE)
-    result = run_cli('benchmark', path, '--dry-run',
-                     '--local-dir', tmp_path, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert ('Suite tiny: SAC, TD3 (tiny networks) on gym/Pendulum/v1, '
-            'seeds 0: 2 trials of '
-            '600 steps (100 warm-up), evaluated every 100 steps on 1 '
-            'episodes (reset seeds 1000-1000).') in result.stdout
-    assert f"Results: {tmp_path}/benchmarks/tiny (a new experiment)" in (
-        result.stdout)
-    assert TENSORFLOW_IMPORTED not in result.stderr
-
-
-def test_merge_cells_keeps_what_is_shared():
-    from ray.tune.search.sample import Function
-    specs = {
-        'SAC-x': {'a': {'b': 1, 'c': 2}, 'algo': {'lr': 1, 'alpha': 2},
-                  'same': [1, 2]},
-        'TD3-x': {'a': {'b': 1, 'c': 3}, 'algo': {'lr': 1, 'delay': 2},
-                  'same': [1, 2]},
-    }
-    merged = merge_cells(specs)
-    assert merged['same'] == [1, 2] and merged['a']['b'] == 1
-    # Different values, and dicts of different keys (a TD3 setting must not
-    # reach SAC's constructor), are the trial's cell's own.
-    assert isinstance(merged['a']['c'], Function)
-    assert isinstance(merged['algo'], Function)
-    for run, spec in specs.items():
-        trial = {'benchmark': {'run': run}}
-        assert merged['a']['c'].func(trial) == spec['a']['c']
-        assert merged['algo'].func(trial) == spec['algo']
-
-
-def test_suite_error_is_an_experiment_error(tmp_path):
-    from softlearning.experiments import ExperimentError
-    with pytest.raises(ExperimentError):
-        load_suite(write_suite(tmp_path, {**TINY_SUITE, 'steps': 0}))
-    assert issubclass(SuiteError, ExperimentError)
+from conftest import REPO_ROOT, assert_one_line_error, run_cli
+from softlearning.experiments.benchmark import load_suite
 
 
 # Running and resuming ------------------------------------------------------
@@ -318,40 +165,13 @@ def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
         assert row['low'].item() <= row['value'].item() <= row['high'].item()
 
     # Another suite under the same name is refused, not mixed in.
-    changed = write_suite(tmp_path, {**yaml.safe_load(open(path)),
-                                     'seeds': [0, 1, 2]})
+    changed = tmp_path / 'suite.yaml'
+    changed.write_text(yaml.safe_dump({**yaml.safe_load(open(path)),
+                                       'seeds': [0, 1, 2]}))
     assert_one_line_error(
         run_cli('benchmark', changed, '--local-dir', tmp_path, timeout=120),
         "holds the results of another version of suite 'smoke' (it differs "
         "in: seeds)")
-
-
-SUITES_FOLDER = os.path.join(REPO_ROOT, 'examples', 'benchmarks')
-SHIPPED_SUITES = sorted(
-    os.path.relpath(path, SUITES_FOLDER) for path in glob.glob(
-        os.path.join(SUITES_FOLDER, '**', '*.yaml'), recursive=True))
-
-
-@pytest.mark.parametrize('name', SHIPPED_SUITES)
-def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
-    """Each suite in examples/benchmarks loads and every cell's variant is
-    built (what ``softlearning benchmark`` does before Ray starts); a suite
-    that changes the presets (``config``: every ablation under ablations/,
-    and e.g. tqc_50k's two critics) is labelled by what it changes."""
-    from softlearning.experiments.benchmark import prepare_suite
-    suite = load_suite(os.path.join(SUITES_FOLDER, name))
-    assert bool(suite.label) == bool(suite.config)
-    if name.startswith('ablations' + os.sep):
-        assert suite.config
-    experiment = prepare_suite(suite, local_dir=str(tmp_path), cpus=2)
-    spec = experiment.variant_spec
-    # One grid: every algorithm x environment cell, times every seed.
-    assert spec['benchmark']['run']['grid_search'] == [
-        f'{algorithm}-{domain}-{task}'
-        for algorithm, (_, domain, task) in suite.cells()]
-    assert spec['run_params']['seed']['grid_search'] == list(suite.seeds)
-    assert spec['benchmark']['steps'] == suite.steps
-    assert spec['benchmark'].get('label', '') == suite.label
 
 
 # Two cells, not two seeds of one: a grid over cells is what gives Tune's
@@ -437,7 +257,7 @@ def test_a_partial_restore_ends_in_an_error_and_keeps_the_full_state(
     """When Tune restores fewer trials than the experiment has (it logs the
     failure and goes on), the state files that run wrote are removed, so the
     next resume reads the complete state of the run before."""
-    from softlearning.analysis.results import tune_statuses
+    from softlearning.experiments.tune_state import state_files, tune_statuses
     from softlearning.experiments import tune_runner
     from softlearning.experiments.errors import ExperimentError
 
@@ -451,13 +271,13 @@ def test_a_partial_restore_ends_in_an_error_and_keeps_the_full_state(
 
     write_state('2026-01-01_00-00-00', ['a', 'b', 'c'])
     known = tune_runner._trial_count(str(tmp_path))
-    before = tune_runner._state_files(str(tmp_path))
+    before = state_files(str(tmp_path))
     assert known == 3 and len(before) == 2
     tune_runner._check_all_restored(str(tmp_path), known, 3, before)  # fine
     write_state('2026-01-02_00-00-00', ['a'])  # the partial run's state
     with pytest.raises(ExperimentError, match='restored 1 of the 3 trials'):
         tune_runner._check_all_restored(str(tmp_path), known, 1, before)
-    assert tune_runner._state_files(str(tmp_path)) == before
+    assert state_files(str(tmp_path)) == before
     assert sorted(tune_statuses(str(tmp_path))) == ['a', 'b', 'c']
 
 

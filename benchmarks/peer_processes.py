@@ -1,0 +1,167 @@
+"""Running peer runs (the host side, in softlearning's interpreter): each
+run is one process of the peer's interpreter running peer_worker.py, one
+CPU thread each, ``parallel`` at a time; a run with a usable checkpoint
+continues from it, a failed one keeps its error output as error.txt.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from peer_trial_folder import (ERROR_FILE, RESUMES_FILE, STDERR_FILE,
+                               clear_run, remove_checkpoint, resumable,
+                               rewind_progress, write_params)
+from softlearning.experiments.benchmark import SuiteError
+
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      'peer_worker.py')
+# Versions recorded in params.json: the library's own, then what it ran on.
+VERSION_MODULES = {
+    'sbx': ('sbx', 'stable_baselines3', 'jax', 'flax', 'optax', 'gymnasium',
+            'mujoco'),
+    'sb3': ('stable_baselines3', 'torch', 'gymnasium', 'mujoco'),
+}
+# What the worker is given of a run besides its constructor and resume.
+WORKER_KEYS = ('folder', 'name', 'library', 'algorithm', 'gymnasium_id',
+               'seed', 'steps', 'evaluation')
+
+
+# Runs in the peer's interpreter: prints {module: version} or fails.
+VERSIONS_SCRIPT = '''
+import importlib, json, sys
+versions = {}
+for name in sys.argv[1:]:
+    module = importlib.import_module(name)
+    versions[name] = getattr(module, "__version__", None)
+print(json.dumps(versions))
+'''
+
+
+def peer_process_environment(base=None):
+    """The environment of a peer process: one CPU thread, JAX on the CPU."""
+    environment = dict(os.environ if base is None else base)
+    xla_flags = environment.get('XLA_FLAGS', '')
+    environment.update({
+        'OMP_NUM_THREADS': '1',
+        'MKL_NUM_THREADS': '1',
+        'OPENBLAS_NUM_THREADS': '1',
+        'JAX_PLATFORMS': 'cpu',
+        'CUDA_VISIBLE_DEVICES': '',
+        'XLA_FLAGS': (xla_flags + ' --xla_cpu_multi_thread_eigen=false'
+                      ' intra_op_parallelism_threads=1').strip(),
+        'PYTHONUNBUFFERED': '1',
+    })
+    return environment
+
+
+def peer_versions(peer_python, library):
+    """{module: version} of the library and what it runs on, from the
+    peer's interpreter; SuiteError if it cannot import them."""
+    modules = VERSION_MODULES[library]
+    try:
+        result = subprocess.run(
+            [peer_python, '-c', VERSIONS_SCRIPT, *modules],
+            capture_output=True, text=True,
+            env=peer_process_environment())
+    except OSError as error:
+        raise SuiteError(f"--peer-python {peer_python}: "
+                         f"{error.strerror}.") from None
+    if result.returncode:
+        last = (result.stderr.strip().splitlines() or ['no output'])[-1]
+        raise SuiteError(f"--peer-python {peer_python} cannot import "
+                         f"{library}'s modules: {last}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def start_run(run, params, peer_python):
+    """Starts the run's peer process: from its checkpoint if it has one
+    with the same params.json, else from scratch."""
+    folder = run['folder']
+    resume = resumable(folder, params) if os.path.isdir(folder) else None
+    if resume:
+        step = int(resume['total_timestep'])
+        rewind_progress(folder, step)
+        for name in (ERROR_FILE, STDERR_FILE):
+            if os.path.exists(os.path.join(folder, name)):
+                os.remove(os.path.join(folder, name))
+        with open(os.path.join(folder, RESUMES_FILE), 'a') as f:
+            f.write(f'resumed from the checkpoint at step {step}\n')
+        print(f"{run['name']}: continuing from its checkpoint at step "
+              f"{step}.", flush=True)
+    else:
+        if os.path.isdir(folder) and os.listdir(folder):
+            print(f"{run['name']}: unfinished without a usable checkpoint, "
+                  "starting over.", flush=True)
+        clear_run(folder)
+        write_params(folder, params)
+    spec = {**{key: run[key] for key in WORKER_KEYS}, 'resume': resume,
+            'constructor': params['benchmark']['constructor']}
+    stderr = open(os.path.join(run['folder'], STDERR_FILE), 'w')
+    process = subprocess.Popen(
+        [peer_python, WORKER, json.dumps(spec)],
+        stdout=None, stderr=stderr, env=peer_process_environment())
+    stderr.close()
+    print(f"{run['name']}: started ({run['gymnasium_id']}, "
+          f"{run['steps']} steps).", flush=True)
+    return process
+
+
+def finish_run(run, returncode):
+    """Keeps a failed run's error output as error.txt (softlearning's
+    analysis then reports the trial as an error); True if it succeeded."""
+    stderr = os.path.join(run['folder'], STDERR_FILE)
+    if returncode == 0:
+        os.remove(stderr)
+        remove_checkpoint(run['folder'])
+        print(f"{run['name']}: done.", flush=True)
+        return True
+    error_file = os.path.join(run['folder'], ERROR_FILE)
+    os.replace(stderr, error_file)
+    with open(error_file) as f:
+        lines = [line for line in f.read().splitlines() if line.strip()]
+    cause = (f'killed by signal {-returncode}' if returncode < 0
+             else f'exit code {returncode}')
+    if returncode < 0 or not lines:
+        with open(error_file, 'a') as f:
+            f.write(f'The peer process ended: {cause}.\n')
+    print(f"{run['name']}: failed ({cause}"
+          f"{': ' + lines[-1] if lines else ''}; see {error_file}).",
+          flush=True)
+    return False
+
+
+def run_all(runs, params_of, peer_python, parallel):
+    """Runs ``runs``, ``parallel`` at a time (``params_of(run)``: its
+    params.json); returns how many failed."""
+    waiting, running, failed = list(runs), [], 0
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        while waiting or running:
+            while waiting and len(running) < parallel:
+                run = waiting.pop(0)
+                running.append((run, start_run(run, params_of(run),
+                                               peer_python)))
+            time.sleep(0.5)
+            still = []
+            for run, process in running:
+                if process.poll() is None:
+                    still.append((run, process))
+                elif not finish_run(run, process.returncode):
+                    failed += 1
+            running = still
+    except KeyboardInterrupt:
+        for run, process in running:
+            process.terminate()
+        for run, process in running:
+            process.wait()
+        print("Interrupted: the runs in progress keep the evaluations they "
+              "wrote (readable trials) and continue from their latest "
+              "checkpoint next time.", flush=True)
+        raise SystemExit(130)
+    return failed

@@ -1,0 +1,237 @@
+"""The peers' settings, read from softlearning's presets: each (algorithm,
+environment) cell's variant is built as softlearning builds it (presets,
+per-domain overrides, constructor defaults), and the entries a peer can
+take are copied from it, under softlearning's names (params.json's
+``algorithm_params.config``), then turned into the peer's constructor
+arguments. The suite's ``config`` overrides are softlearning's only: they
+are not applied here (benchmarks/peers.py's docstring).
+
+Runs in softlearning's interpreter (the host side); the worker gets the
+constructor arguments as JSON.
+"""
+
+from softlearning import experiments
+from softlearning.experiments.benchmark import SuiteError
+from softlearning.experiments.presets import tqc as tqc_preset
+
+LIBRARY_MODULES = {'sbx': 'sbx', 'sb3': 'stable_baselines3'}
+# SBX's class of each (DroQ is its SAC with dropout + LayerNorm critics);
+# SB3 has SAC and TD3 only.
+PEER_CLASSES = {'SAC': 'SAC', 'TD3': 'TD3', 'TQC': 'TQC', 'DroQ': 'SAC',
+                'CrossQ': 'CrossQ'}
+SB3_ALGORITHMS = ('SAC', 'TD3')
+# SBX's TQC builds two critics whatever n_critics says (peers.py's
+# docstring): a suite's softlearning TQC must have as many
+# (check_tqc_critics).
+TQC_CRITICS = 2
+TQC_CRITICS_KEY = 'Q_params.config.n_Q_functions'
+# Activations both peers build from a name (peer_worker.ACTIVATIONS).
+PEER_ACTIVATIONS = ('relu',)
+
+# Peer setting -> the variant entry it is read from. Every algorithm's:
+COMMON_ENTRIES = {
+    'policy_lr': 'algorithm_params.config.policy_lr',
+    'Q_lr': 'algorithm_params.config.Q_lr',
+    'discount': 'algorithm_params.config.discount',
+    'tau': 'algorithm_params.config.tau',
+    'batch_size': 'algorithm_params.config.batch_size',
+    'reward_scale': 'algorithm_params.config.reward_scale',
+    'n_train_repeat': 'algorithm_params.config.n_train_repeat',
+    'train_every_n_steps': 'algorithm_params.config.train_every_n_steps',
+    'hidden_layer_sizes': 'policy_params.config.hidden_layer_sizes',
+    'activation': 'policy_params.config.activation',
+    'n_Q_functions': 'Q_params.config.n_Q_functions',
+    'replay_pool_max_size': 'replay_pool_params.config.max_size',
+}
+SAC_ENTRIES = {
+    'alpha_lr': 'algorithm_params.config.alpha_lr',
+    'initial_alpha': 'algorithm_params.config.initial_alpha',
+    'target_entropy': 'algorithm_params.config.target_entropy',   # -|A|
+    'target_update_interval': 'algorithm_params.config.target_update_interval',
+}
+POLICY_DELAY = {'policy_delay': 'algorithm_params.config.policy_delay'}
+ALGORITHM_ENTRIES = {
+    'SAC': SAC_ENTRIES,
+    'TD3': {'exploration_noise': 'policy_params.config.exploration_noise',
+            'target_noise': 'algorithm_params.config.target_noise',
+            'target_noise_clip': 'algorithm_params.config.target_noise_clip',
+            **POLICY_DELAY},        # targets are updated with the policy
+    'TQC': {**SAC_ENTRIES,
+            'n_quantiles': 'Q_params.config.n_quantiles',
+            'top_quantiles_to_drop_per_net': (
+                'algorithm_params.config.top_quantiles_to_drop_per_net')},
+    'DroQ': {**SAC_ENTRIES, **POLICY_DELAY,
+             'dropout_rate': 'Q_params.config.dropout_rate',
+             'layer_norm': 'Q_params.config.layer_norm'},
+    # No target networks: no target_update_interval. (SBX's CrossQ has
+    # batch renormalization in actor and critics and Adam's beta1 0.5 by
+    # default, as the preset.)
+    'CrossQ': {**{name: entry for name, entry in SAC_ENTRIES.items()
+                  if name != 'target_update_interval'},
+               **POLICY_DELAY,
+               'Q_hidden_layer_sizes': 'Q_params.config.hidden_layer_sizes'},
+}
+ALGORITHMS = tuple(ALGORITHM_ENTRIES)
+# Twin critics without an n_Q_functions entry of their own.
+TWIN_Q_FUNCTIONS = ('double_feedforward_Q_function',)
+
+
+def check_tqc_critics(suite, algorithms, library):
+    """Refuses to run SBX's TQC against a suite whose softlearning TQC has
+    another number of critics than SBX's two."""
+    if library != 'sbx' or 'TQC' not in algorithms:
+        return
+    preset = tqc_preset.VARIANT['Q_params']['config']['n_Q_functions']
+    critics = suite.config.get(TQC_CRITICS_KEY, preset)
+    if critics != TQC_CRITICS:
+        raise SuiteError(
+            f"SBX's TQC has {TQC_CRITICS} critics; this suite's softlearning "
+            f"TQC has {critics} ({TQC_CRITICS_KEY}: the preset's "
+            f"{preset} unless the suite's config sets it). Set "
+            f"'{TQC_CRITICS_KEY}: {TQC_CRITICS}' in the suite's config for "
+            "the same agent on both sides (examples/benchmarks/tqc_50k.yaml), "
+            "or leave TQC out (--algorithms).")
+
+
+def _entry(variant, dotted):
+    node = variant
+    for key in dotted.split('.'):
+        node = node[key]
+    return node
+
+
+def preset_settings(algorithm, environment):
+    """The settings of softlearning's preset of ``algorithm`` on
+    ``environment`` ('gym/Hopper/v5') that the peers take, under
+    softlearning's names."""
+    universe, domain, task = environment.split('/')
+    variant = experiments.variant_spec(algorithm=algorithm,
+                                       universe=universe, domain=domain,
+                                       task=task)
+    if variant['Q_params']['class_name'] in TWIN_Q_FUNCTIONS:
+        variant['Q_params']['config'].setdefault('n_Q_functions', 2)
+    config = {name: _entry(variant, entry) for name, entry in {
+        **COMMON_ENTRIES, **ALGORITHM_ENTRIES[algorithm]}.items()}
+    for name in ('hidden_layer_sizes', 'Q_hidden_layer_sizes'):
+        if name in config:
+            config[name] = list(config[name])
+    if algorithm == 'TQC':  # SBX's two (check_tqc_critics)
+        config['n_Q_functions'] = TQC_CRITICS
+    critic_sizes = list(_entry(variant, 'Q_params.config.hidden_layer_sizes'))
+    if ('Q_hidden_layer_sizes' not in config
+            and critic_sizes != config['hidden_layer_sizes']):
+        raise SuiteError(
+            f"{algorithm} on {environment}: the peers' {algorithm} has one "
+            f"network size for actor and critics; softlearning's preset has "
+            f"{config['hidden_layer_sizes']} and {critic_sizes}.")
+    if config['activation'] not in PEER_ACTIVATIONS:
+        raise SuiteError(
+            f"{algorithm}: the peers build activations "
+            f"{', '.join(PEER_ACTIVATIONS)}, not the preset's "
+            f"{config['activation']!r}.")
+    # Adam with each library's own epsilon (an implementation detail, not
+    # a setting softlearning's presets choose): 1e-7 in Keras, 1e-8 in
+    # optax and PyTorch.
+    config['optimizer'] = 'Adam'
+    return config
+
+
+def settings(algorithm, environment, suite, preset=None):
+    """Every setting of one run, under softlearning's names where they
+    exist (``algorithm_params.config`` of params.json): the preset's
+    (``preset``, or read now), then the suite's protocol."""
+    config = dict(preset or preset_settings(algorithm, environment))
+    evaluation = suite.evaluation
+    config.update({
+        'n_initial_exploration_steps': suite.warmup_steps,
+        'initial_exploration_policy': 'uniform',
+        # One row of progress.csv per evaluation: softlearning's epochs.
+        'epoch_length': evaluation['interval'],
+        'n_epochs': suite.steps // evaluation['interval'],
+        'eval_n_episodes': evaluation['episodes'],
+        'eval_deterministic': True,
+    })
+    return config
+
+
+def constructor_arguments(library, algorithm, config):
+    """The peer's keyword arguments for ``config``, but for ``seed``
+    (run_params.seed: trials that differ only in it are seeds of one
+    configuration). JSON: the peer worker turns
+    ``policy_kwargs.activation_fn`` and ``action_noise`` into its
+    objects."""
+    if library == 'sb3' and config['Q_lr'] != config['policy_lr']:
+        raise SuiteError("SB3 has one learning rate for actor and critics; "
+                         f"got policy_lr {config['policy_lr']} and Q_lr "
+                         f"{config['Q_lr']}.")
+    if library == 'sb3' and algorithm not in SB3_ALGORITHMS:
+        raise SuiteError(f"SB3 has no {algorithm}; use --library sbx.")
+    if algorithm == 'TQC' and config['n_Q_functions'] != TQC_CRITICS:
+        raise SuiteError(f"SBX's TQC has {TQC_CRITICS} critics, not "
+                         f"{config['n_Q_functions']}.")
+    if 'alpha_lr' in config and config['alpha_lr'] != config['policy_lr']:
+        raise SuiteError("The peers' entropy coefficient learns at the "
+                         "actor's learning rate; got alpha_lr "
+                         f"{config['alpha_lr']}, policy_lr "
+                         f"{config['policy_lr']}.")
+    arguments = {
+        'learning_rate': config['policy_lr'],
+        'buffer_size': config['replay_pool_max_size'],
+        'learning_starts': config['n_initial_exploration_steps'],
+        'batch_size': config['batch_size'],
+        'tau': config['tau'],
+        'gamma': config['discount'],
+        'train_freq': config['train_every_n_steps'],
+        'gradient_steps': config['n_train_repeat'],
+        'policy_kwargs': {
+            'net_arch': list(config['hidden_layer_sizes']),
+            'activation_fn': config['activation'],
+            'n_critics': config['n_Q_functions'],
+        },
+        'verbose': 0,
+    }
+    if library == 'sbx':
+        arguments['qf_learning_rate'] = config['Q_lr']
+    else:
+        arguments['device'] = 'cpu'
+    if algorithm != 'TD3':  # SAC and its family
+        arguments['ent_coef'] = f"auto_{float(config['initial_alpha'])}"
+        arguments['target_entropy'] = config['target_entropy']
+        if library == 'sb3':
+            arguments['target_update_interval'] = config[
+                'target_update_interval']
+        else:
+            arguments['policy_delay'] = config.get('policy_delay', 1)
+        if algorithm == 'TQC':
+            arguments['top_quantiles_to_drop_per_net'] = config[
+                'top_quantiles_to_drop_per_net']
+            arguments['policy_kwargs']['n_quantiles'] = config['n_quantiles']
+        if algorithm == 'DroQ':
+            arguments['policy_kwargs'].update(
+                dropout_rate=config['dropout_rate'],
+                layer_norm=config['layer_norm'])
+        if algorithm == 'CrossQ':  # no target networks: no tau
+            del arguments['tau']
+            arguments['policy_kwargs']['net_arch'] = {
+                'pi': list(config['hidden_layer_sizes']),
+                'qf': list(config['Q_hidden_layer_sizes'])}
+    else:
+        arguments.update({
+            'policy_delay': config['policy_delay'],
+            'target_policy_noise': config['target_noise'],
+            'target_noise_clip': config['target_noise_clip'],
+            'action_noise': {'class': 'NormalActionNoise', 'mean': 0.0,
+                             'sigma': config['exploration_noise']},
+        })
+    return arguments
+
+
+def constructor(library, algorithm, config):
+    """params.json's ``benchmark.constructor``: what the worker builds."""
+    return {
+        # The module goes with the library, the class with the algorithm:
+        # neither names a configuration of its own.
+        'module': LIBRARY_MODULES[library],
+        'class': PEER_CLASSES[algorithm],
+        'policy': 'MlpPolicy',
+        'kwargs': constructor_arguments(library, algorithm, config)}
