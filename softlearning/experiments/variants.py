@@ -85,7 +85,7 @@ def _domain_overrides(preset, universe, domain):
 def policy_kind(args, preset):
     """--policy, or the algorithm's own policy; a policy the algorithm
     cannot train is an error naming the ones it can."""
-    kind = getattr(args, 'policy', None) or preset.POLICIES[0]
+    kind = args.policy or preset.POLICIES[0]
     if kind not in preset.POLICIES:
         raise ValueError(
             f"--algorithm {args.algorithm} cannot train --policy {kind}; "
@@ -99,7 +99,7 @@ def _forms(args, kind):
     forms = []
     if kind == 'recurrent':
         forms.append(presets.form('recurrent'))
-    if getattr(args, 'observation', 'state') == 'pixels':
+    if args.observation == 'pixels':
         pixels = presets.form('pixels')
         if (args.algorithm, kind) != pixels.TRAINS:
             raise ValueError(
@@ -116,10 +116,10 @@ def _environment_params(args, universe, domain, task):
     folder = import_path(domain)
     if folder is not None:
         params['import_path'] = folder
-    if getattr(args, 'pomdp', None):
+    if args.pomdp:
         params['pomdp'] = {'observe': args.pomdp,
                            'previous_action': bool(args.pomdp_previous_action)}
-    elif getattr(args, 'pomdp_previous_action', False):
+    elif args.pomdp_previous_action:
         raise ValueError("--pomdp-previous-action needs --pomdp "
                          f"({' or '.join(PARTS)})")
     return params
@@ -153,12 +153,12 @@ def preset_variant(args, universe, domain, task):
     for source in (common, preset, *forms):
         for key, value in _domain_overrides(source, universe, domain).items():
             set_by_path(variant_spec, key, value, source='preset')
-    if getattr(args, 'curriculum', None):
+    if args.curriculum:
         variant_spec['curriculum'] = curriculum.load_curriculum_file(
             args.curriculum)
     set_parallel_sampling(variant_spec, args)
-    set_n_step(variant_spec, getattr(args, 'n_step', 1))
-    set_network(variant_spec, getattr(args, 'network', None))
+    set_n_step(variant_spec, args.n_step)
+    set_network(variant_spec, args.network)
     return variant_spec
 
 
@@ -205,7 +205,7 @@ def set_n_step(variant_spec, n_step):
 
 def set_parallel_sampling(variant_spec, args):
     """``--num-samplers N`` (N >= 1) collects with N Ray actors."""
-    num_samplers = getattr(args, 'num_samplers', 0)
+    num_samplers = args.num_samplers
     if not num_samplers:
         return
     variant_spec['sampler_params'] = {
@@ -226,9 +226,9 @@ RUN_OPTIONS = ('checkpoint_frequency', 'checkpoint_at_end',
 
 def option_values(args):
     """{dotted key: value} of the explicit options the user gave."""
-    given = {f'algorithm_params.config.{name}': getattr(args, name, None)
+    given = {f'algorithm_params.config.{name}': getattr(args, name)
              for name in ALGORITHM_OPTIONS}
-    given.update({f'run_params.{name}': getattr(args, name, None)
+    given.update({f'run_params.{name}': getattr(args, name)
                   for name in RUN_OPTIONS})
     if args.seed is not None:
         given['run_params.seed'] = args.seed
