@@ -24,13 +24,14 @@ def _given_options(parser, args):
             if getattr(args, name) != parser.get_default(name)}
 
 
-def parse_command_line(example_module_name, argv, mode):
+def parse_command_line(example_module_name, argv, mode, prog=None):
     """(definition, options, given options) of a command line: the
     definition's defaults, the sweep file's options over them, the command
     line's over those."""
     definition = load_definition(example_module_name)
     parser = get_parser(definition)
-    parser.prog = f'softlearning run_example_{mode} {example_module_name}'
+    parser.prog = prog or (
+        f'softlearning run_example_{mode} {example_module_name}')
     sweep_options, sweep_config = option_schema.sweep_file(
         sweep_file_option(argv))
     parser.set_defaults(**sweep_options)

@@ -112,11 +112,15 @@ def prepare(definition, options, mode, given=None, check_storage=True,
     if run_params.get('tf_num_threads') is None:
         run_params['tf_num_threads'] = max(
             1, math.ceil(resources.learner_cpus(options)))
+    if provenance is not None:
+        provenance.step('derived', variant_spec)
     if check_storage:
         _check_storage_option(options, variant_spec)
     tracking.check(options)
     experiment = Experiment(definition, options, variant_spec, mode)
     experiment.restore_experiment = _check_restore(options, variant_spec)
+    if provenance is not None:
+        provenance.step('option', variant_spec)
     if mode == 'debug' and experiment.restore_experiment:
         raise ExperimentError(
             f"--restore {options.restore}: an experiment folder is resumed "
