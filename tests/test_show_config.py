@@ -74,20 +74,22 @@ def test_each_value_says_where_it_came_from(shown):
     assert sources['run_params.seed'] == 'preset'
 
 
-def test_sweep_debug_mode_and_example_defaults_are_sources():
+def test_sweep_debug_mode_and_example_defaults_are_sources(tmp_path):
+    results = ['--local-dir', str(tmp_path)]
     _, sources = resolved_config('examples.development',
-                                 ['--sweep', SWEEP, '--cpus', '2'])
+                                 ['--sweep', SWEEP, '--cpus', '2', *results])
     assert sources['algorithm_params.config.Q_lr'] == 'sweep'
-    _, sources = resolved_config('examples.multi_goal', [], run='debug')
+    _, sources = resolved_config('examples.multi_goal', results, run='debug')
     assert sources['algorithm_params.config.n_epochs'] == 'debug mode'
     assert sources['algorithm_params.config.tau'] == 'example default'
     assert sources['environment_params.training.domain'] == 'option'
 
 
-def test_nothing_starts_ray():
+def test_nothing_starts_ray(tmp_path):
     import ray
     experiment, _ = resolved_config(
-        'examples.development', ['--num-samplers', '2', '--cpus', '2'])
+        'examples.development', ['--num-samplers', '2', '--cpus', '2',
+                                 '--local-dir', str(tmp_path)])
     assert experiment.variant_spec['sampler_params']['class_name'] == (
         'RemoteSampler')
     assert not ray.is_initialized()

@@ -175,15 +175,15 @@ def check_names(given, source=None):
             f"{', '.join(sorted(valid))}.")
 
 
-def check_choices(given, source):
-    """A value outside an option's choices is one error naming them."""
+def check_choices(given):
+    """A keyword outside its option's choices is one error naming them."""
     options = schema()
     for name, value in given.items():
         choices = options[name].choices
         if choices is not None and value is not None and (
                 value not in choices):
             raise ExperimentError(
-                f"{source}: {name} '{value}' is not one of "
+                f"{name}={value!r} is not one of "
                 f"{', '.join(map(str, choices))}.")
 
 
@@ -191,7 +191,7 @@ def namespace(definition=None, **given):
     """The options (a namespace, one attribute per option): the defaults,
     then ``given`` (checked: unknown names, values outside the choices)."""
     check_names(given)
-    check_choices(given, 'option')
+    check_choices(given)
     values = defaults(definition)
     values.update(given)
     return types.SimpleNamespace(**values)
