@@ -108,6 +108,13 @@ ERROR_LINES = {
     'error_refused_local': ('local', DEV, ['--address', 'x:1']),
     'error_bad_choice': ('local', DEV, ['--algorithm', 'PPO']),
     'error_unknown_option': ('local', DEV, ['--n-epochz', '3']),
+    'error_not_an_integer': ('local', DEV, ['--n-epochs', 'abc']),
+    'error_negative_samplers': ('local', DEV, ['--num-samplers', '-1']),
+    'error_not_a_boolean': ('local', DEV, ['--async-sampling', 'maybe']),
+    'error_not_json': ('local', DEV, ['--resources', '{']),
+    'error_not_key_value': ('local', DEV, ['--config', 'nokey']),
+    'error_unknown_sweep_option': ('local', DEV, [
+        '--sweep', 'tests/golden/sweep_with_unknown_option.json']),
 }
 
 # The Python API: experiments.experiment(run=..., **options).
