@@ -116,9 +116,6 @@ class Option:
     def flag(self):
         return '--' + self.name.replace('_', '-')
 
-    def default_in(self, mode):
-        return self.mode_defaults.get(mode, self.default)
-
 
 def every_mode(value):
     """``mode_defaults`` of a default that no mode changes (an option left
