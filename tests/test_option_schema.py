@@ -105,3 +105,22 @@ def test_the_experiments_api_imports_neither_cli_nor_analysis(tmp_path):
         env={**os.environ, 'PYTHONPATH': REPO_ROOT})
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().splitlines()[-1] == '[]'
+
+
+def test_the_readmes_option_table_is_the_schemas():
+    """The README's table of options names every option once, with the
+    schema's choices, and no option the schema does not have."""
+    with open(os.path.join(REPO_ROOT, 'README.md')) as f:
+        rows = [line for line in f if line.startswith('| `--')]
+    listed = {}
+    for row in rows:
+        for match in re.finditer(r'`(--[a-z-]+)(?: \{([^}]*)\})?',
+                                 row.split('|')[1]):
+            listed[match.group(1)] = match.group(2)
+    flags = {option.flag: option
+             for option in option_schema.schema().values()}
+    assert sorted(listed) == sorted(flags)
+    for flag, choices in listed.items():
+        if choices:
+            assert choices.split(',') == list(
+                map(str, flags[flag].choices)), flag
