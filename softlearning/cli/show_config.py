@@ -12,13 +12,14 @@ from softlearning.experiments.provenance import Provenance, annotated_yaml
 from .options import one_line_error
 from .run import parse_command_line
 
-USAGE = ("usage: softlearning show-config EXAMPLE [--run {local,cluster,"
-         "debug}] [options]\n\nPrints the variant EXAMPLE (e.g. "
-         "examples.development) resolves to with the options of "
-         "run_example_RUN (default: local), each value annotated with "
-         "where it came from: constructor default, preset, domain "
-         "override, option, example default, debug mode, sweep, --config "
-         "or derived. The options follow.\n")
+USAGE = """\
+usage: softlearning show-config EXAMPLE [--run {local,cluster,debug}] [options]
+
+Prints the variant EXAMPLE (e.g. examples.development) resolves to with the
+options of run_example_RUN (default: local), as YAML, each value annotated
+with where it came from: preset, domain override, option, example default,
+debug mode, sweep, --config, derived or constructor default. Nothing runs.
+"""
 
 
 def resolved_config(example_module_name, argv, run='local'):
@@ -46,6 +47,7 @@ def main(argv):
         print(USAGE)
         if not argv:
             return 2
+        print("The options (here examples.development's) follow.\n")
         argv = ['examples.development', '--help']
     if argv[0].startswith('-'):
         one_line_error("'show-config' needs an EXAMPLE module, e.g. "
