@@ -12,7 +12,7 @@ import pytest
 from conftest import REPO_ROOT
 from softlearning import experiments
 from softlearning.cli.options import get_parser
-from softlearning.experiments import option_schema
+from softlearning.experiments import option_schema, option_types
 
 SOURCE_FOLDERS = ('softlearning', 'examples', 'benchmarks')
 
@@ -42,8 +42,8 @@ def test_an_examples_defaults_are_its_parsers_and_its_keywords():
 
 def test_every_option_is_honoured_or_refused_in_each_mode():
     for option in option_schema.schema().values():
-        assert set(option.refused) <= set(option_schema.RUN_MODES)
-        assert set(option.mode_defaults) <= set(option_schema.RUN_MODES)
+        assert set(option.refused) <= set(option_types.RUN_MODES)
+        assert set(option.mode_defaults) <= set(option_types.RUN_MODES)
         assert bool(option.debug) != ('debug' in option.refused), option.name
 
 

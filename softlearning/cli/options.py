@@ -7,7 +7,7 @@ import argparse
 import functools
 import sys
 
-from softlearning.experiments import option_schema
+from softlearning.experiments import option_schema, option_types
 from softlearning.experiments.errors import ExperimentError
 
 EPILOG = (
@@ -45,15 +45,15 @@ def argparse_type(read):
     def parse(value):
         try:
             return read(value)
-        except option_schema.OptionValueError as error:
+        except option_types.OptionValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
     return parse
 
 
-str2bool = argparse_type(option_schema.boolean)
-json_dict = argparse_type(option_schema.json_object)
-key_value = argparse_type(option_schema.key_value)
-positive_int = argparse_type(option_schema.positive_int)
+str2bool = argparse_type(option_types.boolean)
+json_dict = argparse_type(option_types.json_object)
+key_value = argparse_type(option_types.key_value)
+positive_int = argparse_type(option_types.positive_int)
 
 
 def add_option(group, option, default):

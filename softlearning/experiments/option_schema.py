@@ -1,9 +1,9 @@
-"""The options of an experiment, typed: one ``Option`` per option, with its
-type, default (per run mode where it differs), help, group, choices, and the
-run modes that refuse it and why. The tables are options_of_the_variant.py
-and options_of_the_run.py; the command line's parser is generated from them
-(softlearning/cli/options.py), and the Python API's keywords and sweep files
-are checked against them here.
+"""The options of an experiment, typed: one ``Option`` (option_types.py)
+per option, with its type, default (per run mode where it differs), help,
+group, choices, and the run modes that refuse it and why. The tables are
+options_of_the_variant.py and options_of_the_run.py; the command line's
+parser is generated from them (softlearning/cli/options.py), and the Python
+API's keywords and sweep files are checked against them here.
 
 Run modes: 'local' (Tune on a Ray instance started here), 'cluster' (Tune
 on a running cluster) and 'debug' (one trial in this process, without
@@ -12,136 +12,20 @@ says how) or refused there (``refused['debug']`` says why): none is
 silently ignored.
 """
 
-import dataclasses
-import json
 import types
-from typing import Any, Callable, Mapping, Optional
 
+from . import options_of_the_run, options_of_the_variant, sweeps
 from .errors import ExperimentError
-from .value_types import NotJson
-
-RUN_MODES = ('local', 'cluster', 'debug')
-
-
-class OptionValueError(ValueError):
-    """A value an option's type refuses, with the message to show."""
-
-
-# Types: each reads the command line's text; the Python API passes values. --
-
-
-def boolean(value):
-    if isinstance(value, bool):
-        return value
-    lowered = value.lower()
-    if lowered in ('true', 't', 'yes', 'y', '1'):
-        return True
-    if lowered in ('false', 'f', 'no', 'n', '0'):
-        return False
-    raise OptionValueError(
-        f"invalid boolean value '{value}' (choose from True, False)")
-
-
-def json_object(value):
-    try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as error:
-        raise OptionValueError(
-            f"invalid JSON '{value}': {error.msg}") from None
-    if not isinstance(parsed, dict):
-        raise OptionValueError(f"expected a JSON object, got '{value}'")
-    return parsed
-
-
-def key_value(value):
-    """(KEY, VALUE parsed as JSON); a VALUE that is not JSON is kept as a
-    NotJson string, which only a string entry accepts (value_types.py)."""
-    if '=' not in value:
-        raise OptionValueError(
-            f"expected KEY=VALUE (e.g. algorithm_params.config.discount=0.98)"
-            f", got '{value}'")
-    key, raw = value.split('=', 1)
-    try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError:
-        parsed = NotJson(raw)
-    return key, parsed
-
-
-def positive_int(value):
-    number = int(value)
-    if number < 1:
-        raise OptionValueError(f"expected a positive integer, got {value}")
-    return number
-
-
-def non_negative_int(value):
-    number = int(value)
-    if number < 0:
-        raise OptionValueError(
-            f"expected a non-negative integer, got {value}")
-    return number
-
-
-def positive_float(value):
-    number = float(value)
-    if number <= 0:
-        raise OptionValueError(f"expected a positive number, got {value}")
-    return number
-
-
-@dataclasses.dataclass(frozen=True)
-class Option:
-    """One option: ``--n-epochs`` is ``Option('n_epochs', ...)``."""
-    name: str
-    # Reads the command line's text (str, int, float or a function above).
-    type: Callable = str
-    default: Any = None
-    help: str = ''
-    group: str = ''
-    choices: Optional[tuple] = None
-    metavar: Optional[str] = None
-    # --config: given any number of times, a list of the values.
-    repeatable: bool = False
-    # {run mode: default} where it is not ``default`` (None: decided by the
-    # mode); the command line's default stays ``default``, so that giving
-    # the mode's value explicitly still counts as given.
-    mode_defaults: Mapping = dataclasses.field(default_factory=dict)
-    # How run_example_debug honours it (empty: refused there).
-    debug: str = ''
-    # {run mode: why it cannot honour the option}.
-    refused: Mapping = dataclasses.field(default_factory=dict)
-
-    @property
-    def flag(self):
-        return '--' + self.name.replace('_', '-')
-
-
-def every_mode(value):
-    """``mode_defaults`` of a default that no mode changes (an option left
-    None on the command line until the run mode is known)."""
-    return {mode: value for mode in RUN_MODES}
+from .option_types import GROUP_ORDER
 
 
 def schema():
     """{name: Option} of every option, in the order --help lists them."""
-    from . import options_of_the_run, options_of_the_variant
     table = [*options_of_the_variant.options(),
              *options_of_the_run.options()]
     ordered = {option.name: option for option in sorted(
         table, key=lambda option: GROUP_ORDER.index(option.group))}
     return ordered
-
-
-SWEEPS_GROUP = ('sweeps (see the README\'s "Sweeps" section and '
-                'examples/sweeps/)')
-TRACKING_GROUP = ('experiment tracking (TensorBoard: always, tensorboard '
-                  '--logdir ~/ray_results)')
-# The groups, in --help's order.
-GROUP_ORDER = (
-    'environment', 'algorithm and variant', 'experiment',
-    'parallel sampling and curriculum', SWEEPS_GROUP, TRACKING_GROUP,
-    'resources', 'partial observability', 'pixels')
 
 
 def definition_defaults(definition):
@@ -218,7 +102,6 @@ def apply_mode_defaults(options, mode):
 def sweep_file(path):
     """(options, config overrides) of a sweep file (sweeps.py), checked
     against the schema; a bad file is one ExperimentError."""
-    from . import sweeps
     try:
         return sweeps.read_sweep_file(path, schema())
     except sweeps.SweepError as error:

@@ -1,12 +1,12 @@
 """The options of how an experiment runs: its results folder, checkpoints
-and trials, sweeps, trackers and resources (see option_schema.py for what an
+and trials, sweeps, trackers and resources (see option_types.py for what an
 Option holds; ``%(default)s`` in a help text is the default shown by
 --help)."""
 
 import os
 
 from . import sweeps, tracking
-from .option_schema import (SWEEPS_GROUP as SWEEPS,
+from .option_types import (SWEEPS_GROUP as SWEEPS,
                             TRACKING_GROUP as TRACKING, Option, boolean,
                             every_mode, json_object, positive_int)
 

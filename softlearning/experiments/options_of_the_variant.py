@@ -1,13 +1,13 @@
 """The options that shape the variant: the environment, the algorithm and
 its networks, partial observability, pixels, parallel sampling and the
-curriculum (see option_schema.py for what an Option holds; ``%(default)s``
+curriculum (see option_types.py for what an Option holds; ``%(default)s``
 in a help text is the default shown by --help)."""
 
 from softlearning.environments import UNIVERSES
 from softlearning.environments.partial_observation import PARTS
 
 from . import presets
-from .option_schema import (Option, boolean, key_value, non_negative_int,
+from .option_types import (Option, boolean, key_value, non_negative_int,
                             positive_float, positive_int)
 from .presets import common as common_preset
 
