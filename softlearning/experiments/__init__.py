@@ -16,7 +16,6 @@
 ExperimentError before Ray or TensorFlow start.
 """
 
-from . import option_schema
 from .errors import ExperimentError
 from .policy_loading import load_trained_policy
 from .prepare import Experiment, load_definition, prepare
@@ -30,6 +29,9 @@ def options(definition=None, **given):
     schema's), a sweep file's options over them (``sweep=PATH``), then
     ``given``. Unknown names and values outside an option's choices are an
     ExperimentError."""
+    # (Here: the schema's tables import Tune's names, which importing
+    # softlearning.experiments need not.)
+    from . import option_schema
     definition = _definition(definition)
     sweep_options, sweep_config = option_schema.sweep_file(
         given.get('sweep'))

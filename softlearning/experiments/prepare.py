@@ -21,7 +21,7 @@ from typing import Optional
 
 from softlearning.utils import imports, storage
 
-from . import option_schema, resources, tracking
+from . import resources, tracking
 from .errors import ExperimentError
 
 DEFAULT_DEFINITION = 'softlearning.experiments.definition'
@@ -97,6 +97,7 @@ def prepare(definition, options, mode, given=None, check_storage=True,
     options.notices = []
     if provenance is not None:
         options.provenance = provenance
+    from . import option_schema  # (its tables import Tune's names)
     option_schema.check_refused(given or {}, mode)
     option_schema.apply_mode_defaults(options, mode)
     # Defaults that follow from other options (the definition's rules).
