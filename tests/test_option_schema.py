@@ -127,3 +127,15 @@ def test_the_readmes_option_table_is_the_schemas():
         if choices:
             assert choices.split(',') == list(
                 map(str, flags[flag].choices)), flag
+
+
+def test_an_examples_own_parser_is_one_error(tmp_path, monkeypatch):
+    (tmp_path / 'old_example.py').write_text(
+        'from softlearning.experiments.definition import *\n'
+        'def get_parser():\n'
+        '    raise AssertionError\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(experiments.ExperimentError) as error:
+        experiments.options('old_example')
+    assert 'old_example defines get_parser(); ' in str(error.value)
+    assert 'OPTION_DEFAULTS' in str(error.value)

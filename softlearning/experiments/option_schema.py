@@ -31,6 +31,13 @@ def schema():
 def definition_defaults(definition):
     """An experiment definition's own option defaults (e.g. the multi-goal
     example's --algorithm SQL), checked against the schema."""
+    if hasattr(definition, 'get_parser'):
+        # An older definition's own parser would be silently ignored.
+        raise ExperimentError(
+            f"{definition.__name__} defines get_parser(); an experiment's "
+            "options are softlearning's (softlearning/experiments/"
+            "option_schema.py): give their defaults in OPTION_DEFAULTS = "
+            "{option name: value} instead.")
     defaults = dict(getattr(definition, 'OPTION_DEFAULTS', None) or {})
     check_names(defaults, f"{definition.__name__}.OPTION_DEFAULTS")
     return defaults
