@@ -59,7 +59,7 @@ def test_keywords_are_the_command_lines_options():
 
 @pytest.mark.parametrize('keywords, message', [
     ({'n_epoch': 3}, 'Unknown option(s) n_epoch; valid: '),
-    ({'algorithm': 'TD4'}, "Unknown algorithm 'TD4'. Valid algorithms: SAC"),
+    ({'algorithm': 'TD4'}, "algorithm='TD4' is not one of SAC, SQL, TD3"),
     ({'config': {'algorithm_params.config.discont': 0.9}},
      "Did you mean 'discount'?"),
     ({'run': 'remote'}, "run 'remote' is not one of local, cluster, debug"),

@@ -106,7 +106,9 @@ def test_bad_suite_files(tmp_path, change, message):
     BAD_SUITES[0],
     # A bad option is found where the runs are built, still before Ray.
     ({'options': {'trial_cpus': 1, 'policy': 'flat'}},
-     'cannot train --policy flat; valid policies for SAC: gaussian'),
+     "policy='flat' is not one of gaussian, sampling, deterministic"),
+    ({'options': {'trial_cpus': 1, 'policy': 'sampling'}},
+     'cannot train --policy sampling; valid policies for SAC: gaussian'),
 ])
 def test_bad_suite_is_one_line_before_tensorflow(tmp_path, change, message):
     path = write_suite(tmp_path, {**TINY_SUITE, **change})

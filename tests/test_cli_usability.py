@@ -99,12 +99,9 @@ def test_every_path_in_help_readme_and_docs_exists():
 # Debug mode: every option honoured or refused ---------------------------------
 
 def test_every_option_is_honoured_or_refused_in_debug_mode():
-    from softlearning.cli.options import get_parser
-    from softlearning.experiments.modes import DEBUG_HONOURED, DEBUG_REFUSED
-    assert not set(DEBUG_HONOURED) & set(DEBUG_REFUSED)
-    destinations = {action.dest for action in get_parser()._actions
-                    if action.dest != 'help'}
-    assert destinations == set(DEBUG_HONOURED) | set(DEBUG_REFUSED)
+    from softlearning.experiments.option_schema import schema
+    for option in schema().values():
+        assert bool(option.debug) != ('debug' in option.refused), option.name
 
 
 @pytest.mark.parametrize('option, value', [

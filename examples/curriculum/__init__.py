@@ -13,26 +13,18 @@ and the sliding friction goes down to 0.7x from epoch 100 on.
 
 import os
 
-from softlearning.experiments.definition import get_parser as _get_parser
 from softlearning.experiments.definition import (get_trainable_class,
+                                                 get_variant_spec,
                                                  prepare_args)
-from softlearning.experiments.definition import (
-    get_variant_spec as _get_spec)
 
 DEFAULT_CURRICULUM = os.path.join(os.path.dirname(__file__),
                                   'half_cheetah_mass.json')
 
 
-def get_parser():
-    parser = _get_parser()
-    parser.set_defaults(curriculum=DEFAULT_CURRICULUM, domain='HalfCheetah',
-                        task='v5')
-    return parser
+# This example's defaults of softlearning's options (--help shows them).
+OPTION_DEFAULTS = {'curriculum': DEFAULT_CURRICULUM, 'domain': 'HalfCheetah',
+                   'task': 'v5'}
 
 
-def get_variant_spec(args):
-    return _get_spec(args)
-
-
-__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',
+__all__ = ['OPTION_DEFAULTS', 'get_trainable_class', 'get_variant_spec',
            'prepare_args']

@@ -6,10 +6,8 @@ always used:
         --domain Pendulum --task v1
 """
 
-from softlearning.experiments.definition import (get_parser,
-                                                 get_trainable_class,
+from softlearning.experiments.definition import (get_trainable_class,
                                                  get_variant_spec,
                                                  prepare_args)
 
-__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',
-           'prepare_args']
+__all__ = ['get_trainable_class', 'get_variant_spec', 'prepare_args']

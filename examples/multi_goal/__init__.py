@@ -11,13 +11,15 @@ the rest and run_example_debug's small epochs override. With
 ``--algorithm SAC`` the same task trains SAC's unimodal Gaussian policy.
 """
 
-from softlearning.experiments.definition import get_parser as _get_parser
 from softlearning.experiments.definition import (get_trainable_class,
                                                  prepare_args)
 from softlearning.experiments.definition import (
     get_variant_spec as _get_spec)
 
 DOMAIN = 'examples.multi_goal.multi_goal_env:MultiGoal'
+# This example's defaults of softlearning's options (--help shows them).
+OPTION_DEFAULTS = {'algorithm': 'SQL', 'universe': 'gym', 'domain': DOMAIN,
+                   'task': 'v0'}
 
 # Variant entries (dotted paths, as with --config) per algorithm; the
 # command line's --config comes after them and wins.
@@ -51,13 +53,6 @@ COMMON_CONFIG = {
 }
 
 
-def get_parser():
-    parser = _get_parser()
-    parser.set_defaults(algorithm='SQL', universe='gym', domain=DOMAIN,
-                        task='v0')
-    return parser
-
-
 def get_variant_spec(args):
     # The example's settings rank below the command line's and below
     # run_example_debug's small epochs.
@@ -65,5 +60,5 @@ def get_variant_spec(args):
                                      **CONFIG.get(args.algorithm, {})})
 
 
-__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',
+__all__ = ['OPTION_DEFAULTS', 'get_trainable_class', 'get_variant_spec',
            'prepare_args']

@@ -3,8 +3,9 @@ experiment (softlearning/experiments/benchmark.py), resumed by running the
 same command again."""
 
 
-from .options import (VERBOSE_HELP, ArgumentParser, positive_int,
-                      report_errors)
+from softlearning.experiments.options_of_the_run import VERBOSE_HELP
+
+from .options import ArgumentParser, positive_int, report_errors
 
 
 def get_parser():

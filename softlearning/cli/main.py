@@ -6,6 +6,7 @@
     softlearning launch_example_{gce,ec2,cluster} EXAMPLE [options]
                                                        start a cluster, run there, stop it
     softlearning run_example_local EXAMPLE --help      the example's options
+    softlearning show-config EXAMPLE [options]         the resolved variant, each value's source
     softlearning simulate CHECKPOINT [options]         run (and film) a policy
     softlearning export CHECKPOINT OUT_DIR             policy as a SavedModel
     softlearning plot-policy CHECKPOINT [options]      sampled actions as a PNG
@@ -35,6 +36,12 @@ COMMANDS = {
                           'an example on it, shut it down.',
     'launch_example_cluster': 'The same for any autoscaler config '
                               '(--config-file).',
+}
+
+# Commands over an example that run nothing: they parse their own options.
+CONFIG_COMMANDS = {
+    'show-config': "Print the variant an example's options resolve to, as "
+                   'YAML, each value annotated with where it came from.',
 }
 
 # Commands over a checkpoint: they parse their own options.
@@ -78,7 +85,7 @@ def get_parser():
                                           add_help=False)
         subparser.add_argument('example_module_name', metavar='EXAMPLE',
                                help='Example module, e.g. examples.development')
-    for name, help_text in {**CHECKPOINT_COMMANDS,
+    for name, help_text in {**CONFIG_COMMANDS, **CHECKPOINT_COMMANDS,
                             **RESULTS_COMMANDS}.items():
         subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
@@ -90,6 +97,11 @@ def main(argv=None):
     if not argv or argv[0] in ('-h', '--help'):
         parser.print_help()
         return 0 if argv else 2
+    if argv[0] == 'show-config':
+        from . import show_config
+        # EXAMPLE is a module importable from here, as with `python -m`.
+        sys.path.insert(0, os.getcwd())
+        return show_config.main(argv[1:])
     if argv[0] == 'plot-policy':
         from . import plot_policy
         return plot_policy.main(argv[1:])

@@ -1,34 +1,40 @@
 """``softlearning run_example_{local,cluster,debug} EXAMPLE [options]``: the
 example's options from the command line, onto the experiments API."""
 
-from softlearning.experiments import load_definition, prepare
-from softlearning.experiments import sweeps
-from softlearning.experiments.errors import ExperimentError
+import argparse
 
-from .options import one_line_error
+from softlearning.experiments import load_definition, option_schema, prepare
+
+from .options import get_parser
+
+
+def sweep_file_option(argv):
+    """The ``--sweep`` option's value in a command line, or None."""
+    pre_parser = argparse.ArgumentParser(add_help=False)
+    pre_parser.add_argument('--sweep', default=None)
+    known, _ = pre_parser.parse_known_args(argv)
+    return known.sweep
 
 
 def _given_options(parser, args):
-    """{destination: as written} of the options whose values differ from
-    the defaults."""
-    return {action.dest: f"{action.option_strings[0]} "
-                         f"{getattr(args, action.dest)}"
-            for action in parser._actions
-            if action.dest in vars(args) and action.option_strings
-            and getattr(args, action.dest) != action.default}
+    """{name: as written} of the options whose values differ from the
+    defaults (the sweep file's included)."""
+    return {name: f"{option.flag} {getattr(args, name)}"
+            for name, option in option_schema.schema().items()
+            if getattr(args, name) != parser.get_default(name)}
 
 
-def parse_command_line(example_module_name, argv, mode):
-    """(definition, options, given options) of a command line."""
+def parse_command_line(example_module_name, argv, mode, prog=None):
+    """(definition, options, given options) of a command line: the
+    definition's defaults, the sweep file's options over them, the command
+    line's over those."""
     definition = load_definition(example_module_name)
-    parser = definition.get_parser()
-    parser.prog = f'softlearning run_example_{mode} {example_module_name}'
-    parser.error = one_line_error  # an example's own parser too
-    try:
-        sweep_config = sweeps.apply_sweep_file(
-            parser, sweeps.sweep_file_option(argv))
-    except sweeps.SweepError as error:
-        raise ExperimentError(str(error)) from None
+    parser = get_parser(definition)
+    parser.prog = prog or (
+        f'softlearning run_example_{mode} {example_module_name}')
+    sweep_options, sweep_config = option_schema.sweep_file(
+        sweep_file_option(argv))
+    parser.set_defaults(**sweep_options)
     args = parser.parse_args(argv)
     args.sweep_config = sweep_config
     return definition, args, _given_options(parser, args)

@@ -24,27 +24,21 @@ RUNS = ('local', 'cluster', 'debug')
 
 
 def options(definition=None, **given):
-    """The definition's options (an argparse Namespace): its defaults, a
-    sweep file's options over them (``sweep=PATH``), then ``given``."""
+    """The options (a namespace, one attribute per option of the schema,
+    option_schema.py): their defaults (the definition's over the
+    schema's), a sweep file's options over them (``sweep=PATH``), then
+    ``given``. Unknown names and values outside an option's choices are an
+    ExperimentError."""
+    # (Here: the schema's tables import Tune's names, which importing
+    # softlearning.experiments need not.)
+    from . import option_schema
     definition = _definition(definition)
-    parser = definition.get_parser()
-    sweep_config = []
-    if given.get('sweep'):
-        from . import sweeps
-        try:
-            sweep_config = sweeps.apply_sweep_file(parser, given['sweep'])
-        except sweeps.SweepError as error:
-            raise ExperimentError(str(error)) from None
-    namespace = parser.parse_args([])
-    unknown = sorted(set(given) - set(vars(namespace)))
-    if unknown:
-        raise ExperimentError(
-            f"Unknown option(s) {', '.join(unknown)}; valid: "
-            f"{', '.join(sorted(vars(namespace)))}.")
-    for name, value in given.items():
-        if name == 'config' and isinstance(value, dict):
-            value = list(value.items())
-        setattr(namespace, name, value)
+    sweep_options, sweep_config = option_schema.sweep_file(
+        given.get('sweep'))
+    values = {**sweep_options, **given}
+    if isinstance(values.get('config'), dict):
+        values['config'] = list(values['config'].items())
+    namespace = option_schema.namespace(definition, **values)
     namespace.sweep_config = sweep_config
     return namespace
 

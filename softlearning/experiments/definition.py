@@ -1,21 +1,15 @@
-"""softlearning's experiment definition: its options (the command line's),
-its variant spec (presets + overrides, variants.py) and its trainable.
-``softlearning run_example_local examples.development`` runs it; see
-prepare.py for what a definition provides."""
+"""softlearning's experiment definition: its variant spec (presets +
+overrides, variants.py) and its trainable; its options are the schema's
+(option_schema.py). ``softlearning run_example_local examples.development``
+runs it; see prepare.py for what a definition provides."""
 
 from .variants import get_variant_spec
-
-
-def get_parser():
-    from softlearning.cli.options import get_parser as experiment_parser
-    return experiment_parser()
 
 
 def prepare_args(options):
     """Pixels are rendered by sampler actors (the learner imports
     TensorFlow, which cannot share a process with OSMesa): at least one."""
-    if getattr(options, 'observation', 'state') == 'pixels' and not (
-            options.num_samplers):
+    if options.observation == 'pixels' and not options.num_samplers:
         options.num_samplers = 1
         options.notices.append("--observation pixels: frames are rendered by "
                                "sampler actors; using --num-samplers 1.")
@@ -26,5 +20,4 @@ def get_trainable_class(options=None):
     return ExperimentRunner
 
 
-__all__ = ['get_parser', 'get_trainable_class', 'get_variant_spec',
-           'prepare_args']
+__all__ = ['get_trainable_class', 'get_variant_spec', 'prepare_args']

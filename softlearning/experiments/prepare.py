@@ -3,11 +3,12 @@ built, its storage and checkpoint checked, its Tune settings made. Anything
 wrong with the input fails here, before Ray or TensorFlow start, as one
 ExperimentError.
 
-An experiment definition is a module with ``get_parser()`` (its options),
-``get_variant_spec(options)`` and ``get_trainable_class(options)``, and
-optionally ``prepare_args(options)``: ``softlearning.experiments.
-definition`` is softlearning's own (``examples.development`` is it);
-``examples.multi_goal`` shows another.
+An experiment definition is a module with ``get_variant_spec(options)``
+and ``get_trainable_class(options)``, and optionally ``OPTION_DEFAULTS``
+({option name: its default in this experiment}; the options are the
+schema's, option_schema.py) and ``prepare_args(options)``:
+``softlearning.experiments.definition`` is softlearning's own
+(``examples.development`` is it); ``examples.multi_goal`` shows another.
 """
 
 import dataclasses
@@ -20,7 +21,7 @@ from typing import Optional
 
 from softlearning.utils import imports, storage
 
-from . import modes, resources, tracking
+from . import resources, tracking
 from .errors import ExperimentError
 
 DEFAULT_DEFINITION = 'softlearning.experiments.definition'
@@ -78,12 +79,15 @@ def _notice(options, message):
     options.notices.append(message)
 
 
-def prepare(definition, options, mode, given=None, check_storage=True):
-    """The Experiment of ``options`` (an argparse Namespace of the
-    definition's options) run in ``mode`` ('local', 'cluster' or 'debug').
-    ``given``: {option: as written} of the options the user set (refused
-    ones are an error). A launcher checks the options for a cluster whose
-    storage it may not reach itself: ``check_storage=False``."""
+def prepare(definition, options, mode, given=None, check_storage=True,
+            provenance=None):
+    """The Experiment of ``options`` (a namespace of the schema's options)
+    run in ``mode`` ('local', 'cluster' or 'debug'). ``given``: {option:
+    as written} of the options the user set (refused ones are an error). A
+    launcher checks the options for a cluster whose storage it may not
+    reach itself: ``check_storage=False``. ``provenance``: a
+    provenance.Provenance that records where each variant value came
+    from (softlearning show-config)."""
     # This process, the trials and Ray's workers import TensorFlow: none may
     # load OSMesa, whatever MUJOCO_GL the user exported (rendering actors
     # still get the user's choice).
@@ -91,12 +95,11 @@ def prepare(definition, options, mode, given=None, check_storage=True):
         keep_opengl_out_of_learner)
     keep_opengl_out_of_learner()
     options.notices = []
-    modes.check_refused_options(given or {}, mode)
-    for name, default in modes.LOCAL_DEFAULTS.items():
-        if getattr(options, name, None) is None:
-            setattr(options, name, default)
-    if getattr(options, 'mode', None) is None:
-        options.mode = 'debug' if mode == 'debug' else 'local'
+    if provenance is not None:
+        options.provenance = provenance
+    from . import option_schema  # (its tables import Tune's names)
+    option_schema.check_refused(given or {}, mode)
+    option_schema.apply_mode_defaults(options, mode)
     # Defaults that follow from other options (the definition's rules).
     prepare_args = getattr(definition, 'prepare_args', None)
     if prepare_args is not None:
@@ -110,11 +113,15 @@ def prepare(definition, options, mode, given=None, check_storage=True):
     if run_params.get('tf_num_threads') is None:
         run_params['tf_num_threads'] = max(
             1, math.ceil(resources.learner_cpus(options)))
+    if provenance is not None:
+        provenance.step('derived', variant_spec)
     if check_storage:
         _check_storage_option(options, variant_spec)
     tracking.check(options)
     experiment = Experiment(definition, options, variant_spec, mode)
     experiment.restore_experiment = _check_restore(options, variant_spec)
+    if provenance is not None:
+        provenance.step('option', variant_spec)
     if mode == 'debug' and experiment.restore_experiment:
         raise ExperimentError(
             f"--restore {options.restore}: an experiment folder is resumed "
@@ -146,8 +153,6 @@ def _resolve_cpus(options, mode):
 def _tune_settings(options, variant_spec, on_cluster=False):
     """Scheduler, search algorithm, metric and console table of a sweep,
     checked before Ray starts."""
-    if not hasattr(options, 'scheduler'):  # a definition without sweeps
-        return {}
     from . import sweeps
     try:
         sweeps.check_metric(options.metric)
@@ -175,14 +180,13 @@ def _tune_settings(options, variant_spec, on_cluster=False):
 
 
 def results_root(options):
-    return getattr(options, 'upload_dir', None) or options.local_dir
+    return options.upload_dir or options.local_dir
 
 
 def _check_storage_option(options, variant_spec):
     """The results root must be writable from here, before Ray starts."""
     root = results_root(options)
-    option = '--upload-dir' if getattr(options, 'upload_dir', None) else (
-        '--local-dir')
+    option = '--upload-dir' if options.upload_dir else '--local-dir'
     if not storage.is_uri(root):
         path = storage.normalize(root)
         try:
@@ -211,7 +215,7 @@ def _check_restore(options, variant_spec):
     """Validates ``--restore`` before Ray starts. Returns the experiment
     folder to resume, or None; a checkpoint (or trial) folder instead goes
     into the variant (run_params.restore) and starts new trials from it."""
-    restore = getattr(options, 'restore', None)
+    restore = options.restore
     if not restore:
         return None
     from softlearning.utils import checkpoints

@@ -23,12 +23,12 @@ def resolve_cpus(args, available, trainer_in_ray, notice):
     that would not fit (with a ``notice``); the trainer defaults to what
     the actors leave. An explicit request that cannot fit would wait
     forever under Ray, so it is an error."""
-    num_samplers = getattr(args, 'num_samplers', 0) or 0
+    num_samplers = args.num_samplers or 0
     trainer = 0
     if trainer_in_ray:
         trainer = (args.resources_per_trial.get('cpu', 1)
                    if args.resources_per_trial else args.trial_cpus or 1)
-    if num_samplers and getattr(args, 'sampler_cpus', None) is None:
+    if num_samplers and args.sampler_cpus is None:
         spare = available - trainer
         if spare < 0.01 * num_samplers:
             raise ExperimentError(
@@ -43,7 +43,7 @@ def resolve_cpus(args, available, trainer_in_ray, notice):
             notice(f"{num_samplers} sampler actors get {args.sampler_cpus:g}"
                    f" CPU each to fit{beside} in the {available} CPUs Ray "
                    "gets (--cpus); --sampler-cpus sets it.")
-    samplers = num_samplers * (getattr(args, 'sampler_cpus', None) or 0)
+    samplers = num_samplers * (args.sampler_cpus or 0)
     if args.trial_cpus is None:
         args.trial_cpus = max(1, available - samplers)
     if samplers + (args.trial_cpus if trainer_in_ray else 0) > available:
@@ -68,8 +68,7 @@ def learner_cpus(args):
     actors' when sampling is synchronous (the learner and its actors then
     take turns: the actors idle while it trains)."""
     cpus = trial_cpus(args)
-    if getattr(args, 'num_samplers', 0) and not getattr(
-            args, 'async_sampling', False):
+    if args.num_samplers and not args.async_sampling:
         cpus += args.num_samplers * (args.sampler_cpus or 0)
     return cpus
 

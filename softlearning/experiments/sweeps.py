@@ -11,7 +11,6 @@ overrides under "config" and any other option of the example by its name:
 Options given on the command line win over the file's.
 """
 
-import argparse
 import json
 import os
 
@@ -68,40 +67,32 @@ def load_sweep_file(path):
     return sweep
 
 
-def sweep_file_option(argv):
-    """The ``--sweep`` option's value in a command line, or None."""
-    pre_parser = argparse.ArgumentParser(add_help=False)
-    pre_parser.add_argument('--sweep', default=None)
-    known, _ = pre_parser.parse_known_args(argv)
-    return known.sweep
-
-
-def apply_sweep_file(parser, path):
-    """Makes the sweep file's options the parser's defaults (so that the
-    command line wins) and returns its ``config`` overrides as a list of
-    (dotted key, value)."""
+def read_sweep_file(path, options):
+    """(the sweep file's options by name, its ``config`` overrides as a
+    list of (dotted key, value)); ``options``: {name: Option} of the
+    schema, which the file's options are checked against."""
     if not path:
-        return []
+        return {}, []
     sweep = load_sweep_file(path)
-    actions = {action.dest: action for action in parser._actions
-               if action.option_strings and action.dest not in (
-                   'help', 'sweep', 'config')}
+    valid = {name: option for name, option in options.items()
+             if name not in ('sweep', 'config')}
     config = sweep.pop('config', {}) or {}
     if not isinstance(config, dict):
         raise SweepError(f'--sweep {path}: "config" must be an object '
                          '{"dotted.key": value, ...}.')
+    values = {}
     for name, value in sweep.items():
-        action = actions.get(name.replace('-', '_'))
-        if action is None:
+        option = valid.get(name.replace('-', '_'))
+        if option is None:
             raise SweepError(
                 f"--sweep {path}: unknown option '{name}'. Valid: "
-                f"config, {', '.join(sorted(actions))}.")
-        if action.choices is not None and value not in action.choices:
+                f"config, {', '.join(sorted(valid))}.")
+        if option.choices is not None and value not in option.choices:
             raise SweepError(
                 f"--sweep {path}: {name} '{value}' is not one of "
-                f"{', '.join(map(str, action.choices))}.")
-        parser.set_defaults(**{action.dest: value})
-    return list(config.items())
+                f"{', '.join(map(str, option.choices))}.")
+        values[option.name] = value
+    return values, list(config.items())
 
 
 # Tune objects -----------------------------------------------------------------

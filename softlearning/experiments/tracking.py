@@ -55,7 +55,7 @@ def _local_folder(uri):
 
 def check(options):
     """The tracker options, before Ray starts (ExperimentError)."""
-    uri = getattr(options, 'mlflow', None)
+    uri = options.mlflow
     if uri:
         _require('mlflow', '--mlflow')
         folder = _local_folder(uri)
@@ -68,8 +68,8 @@ def check(options):
                     f"({error.strerror or error}).") from None
         elif uri.startswith(('http://', 'https://')):
             _check_server(uri)
-    project = getattr(options, 'wandb_project', None)
-    mode = getattr(options, 'wandb_mode', None)
+    project = options.wandb_project
+    mode = options.wandb_mode
     if mode and not project:
         raise ExperimentError(f"--wandb-mode {mode} needs --wandb-project.")
     if project:
@@ -105,8 +105,8 @@ def set_environment(options):
     """Before Ray starts (its processes inherit the environment): W&B's
     offline mode (without it Ray asks for an API key), and a generous
     start-up time for W&B's service on a busy machine (90 s by default)."""
-    if getattr(options, 'wandb_project', None):
-        if getattr(options, 'wandb_mode', None) == 'offline':
+    if options.wandb_project:
+        if options.wandb_mode == 'offline':
             os.environ['WANDB_MODE'] = 'offline'
         os.environ.setdefault('WANDB_INIT_TIMEOUT', '600')
 
@@ -116,17 +116,17 @@ def callbacks(options, experiment_folder):
     them) for the experiment in ``experiment_folder``."""
     found = []
     experiment_name = os.path.basename(experiment_folder.split('?')[0])
-    uri = getattr(options, 'mlflow', None)
+    uri = options.mlflow
     if uri:
-        name = getattr(options, 'mlflow_experiment', None) or experiment_name
+        name = options.mlflow_experiment or experiment_name
         _create_local_experiment(uri, name)
         found.append(_mlflow_callback_class()(
             tracking_uri=mlflow_uri(uri), experiment_name=name,
             save_artifact=True))
-    project = getattr(options, 'wandb_project', None)
+    project = options.wandb_project
     if project:
         from ray.air.integrations.wandb import WandbLoggerCallback
-        mode = getattr(options, 'wandb_mode', None)
+        mode = options.wandb_mode
         settings = {'mode': mode} if mode else {}
         if not storage.is_uri(experiment_folder):
             # Offline runs (and W&B's files) in the experiment's folder.

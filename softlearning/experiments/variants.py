@@ -37,6 +37,7 @@ from . import value_types
 from .config_keys import (check_config_keys, constructor_defaults,
                           with_constructor_defaults)
 from .presets import common
+from .provenance import Provenance
 from .search_spaces import is_search_space, to_search_space
 
 
@@ -85,7 +86,7 @@ def _domain_overrides(preset, universe, domain):
 def policy_kind(args, preset):
     """--policy, or the algorithm's own policy; a policy the algorithm
     cannot train is an error naming the ones it can."""
-    kind = getattr(args, 'policy', None) or preset.POLICIES[0]
+    kind = args.policy or preset.POLICIES[0]
     if kind not in preset.POLICIES:
         raise ValueError(
             f"--algorithm {args.algorithm} cannot train --policy {kind}; "
@@ -99,7 +100,7 @@ def _forms(args, kind):
     forms = []
     if kind == 'recurrent':
         forms.append(presets.form('recurrent'))
-    if getattr(args, 'observation', 'state') == 'pixels':
+    if args.observation == 'pixels':
         pixels = presets.form('pixels')
         if (args.algorithm, kind) != pixels.TRAINS:
             raise ValueError(
@@ -116,10 +117,10 @@ def _environment_params(args, universe, domain, task):
     folder = import_path(domain)
     if folder is not None:
         params['import_path'] = folder
-    if getattr(args, 'pomdp', None):
+    if args.pomdp:
         params['pomdp'] = {'observe': args.pomdp,
                            'previous_action': bool(args.pomdp_previous_action)}
-    elif getattr(args, 'pomdp_previous_action', False):
+    elif args.pomdp_previous_action:
         raise ValueError("--pomdp-previous-action needs --pomdp "
                          f"({' or '.join(PARTS)})")
     return params
@@ -133,33 +134,48 @@ def _form_variant(form, algorithm):
 def preset_variant(args, universe, domain, task):
     """Steps 1-2: the presets and their domain overrides, with what the
     command chose (environment, policy, curriculum, sampler actors)."""
+    provenance = provenance_of(args)
     preset = presets.get(args.algorithm)
     forms = _forms(args, policy_kind(args, preset))
     variant_spec = merge(common.VARIANT, preset.VARIANT)
+    provenance.step('preset', variant_spec)
     environment = _environment_params(args, universe, domain, task)
     variant_spec['environment_params'] = {'training': environment}
+    provenance.step('option', variant_spec)
     for form in forms:
         variant_spec = merge(variant_spec, _form_variant(form, args.algorithm))
     for params in variant_spec.values():
         # Every component's config is there for overrides to go into.
         if isinstance(params, dict) and 'class_name' in params:
             params.setdefault('config', {})
+    provenance.step('preset', variant_spec)
     training = variant_spec['environment_params']['training']
     if 'pixels' in training:
         training['pixels'] = pixel_settings(universe, domain,
                                             training['pixels'])
+        provenance.step('domain override', variant_spec)
     variant_spec['environment_params']['evaluation'] = copy.deepcopy(
         training)
+    provenance.copy('environment_params.training',
+                    'environment_params.evaluation', variant_spec)
     for source in (common, preset, *forms):
         for key, value in _domain_overrides(source, universe, domain).items():
             set_by_path(variant_spec, key, value, source='preset')
-    if getattr(args, 'curriculum', None):
+    provenance.step('domain override', variant_spec)
+    if args.curriculum:
         variant_spec['curriculum'] = curriculum.load_curriculum_file(
             args.curriculum)
     set_parallel_sampling(variant_spec, args)
-    set_n_step(variant_spec, getattr(args, 'n_step', 1))
-    set_network(variant_spec, getattr(args, 'network', None))
+    set_n_step(variant_spec, args.n_step)
+    set_network(variant_spec, args.network)
+    provenance.step('option', variant_spec)
     return variant_spec
+
+
+def provenance_of(args):
+    """The Provenance that softlearning show-config gave the options
+    (prepare's ``provenance``), or one that records nothing."""
+    return getattr(args, 'provenance', None) or Provenance(recording=False)
 
 
 # ``--network simba``'s sizes: one block of 128 (512 inside) for the actor
@@ -205,7 +221,7 @@ def set_n_step(variant_spec, n_step):
 
 def set_parallel_sampling(variant_spec, args):
     """``--num-samplers N`` (N >= 1) collects with N Ray actors."""
-    num_samplers = getattr(args, 'num_samplers', 0)
+    num_samplers = args.num_samplers
     if not num_samplers:
         return
     variant_spec['sampler_params'] = {
@@ -226,13 +242,17 @@ RUN_OPTIONS = ('checkpoint_frequency', 'checkpoint_at_end',
 
 def option_values(args):
     """{dotted key: value} of the explicit options the user gave."""
-    given = {f'algorithm_params.config.{name}': getattr(args, name, None)
+    given = {f'algorithm_params.config.{name}': getattr(args, name)
              for name in ALGORITHM_OPTIONS}
-    given.update({f'run_params.{name}': getattr(args, name, None)
+    given.update({f'run_params.{name}': getattr(args, name)
                   for name in RUN_OPTIONS})
     if args.seed is not None:
         given['run_params.seed'] = args.seed
     return {key: value for key, value in given.items() if value is not None}
+
+
+# Provenance of user_settings' sources ('--sweep FILE:' is 'sweep').
+SETTING_SOURCES = {'--config': '--config', 'option': 'option'}
 
 
 def user_settings(args):
@@ -356,22 +376,28 @@ def get_variant_spec(args, defaults=None):
     an example's own settings ({dotted key: value}), over the presets and
     under everything else (debug-sized epochs included)."""
     from ray import tune
+    provenance = provenance_of(args)
     universe, domain = args.universe, args.domain
     task = resolve_task(universe, domain, args.task)
     variant_spec = preset_variant(args, universe, domain, task)
     for key, value in (defaults or {}).items():
         set_by_path(variant_spec, key, value, source="the example's defaults")
+        provenance.step('example default', variant_spec, keys=[key])
     variant_spec['run_params']['seed'] = tune.randint(0, 10000)
+    provenance.step('preset', variant_spec)
     debug = args.mode == 'debug'
     if debug:
         for key, value in common.DEBUG.items():
             set_by_path(variant_spec, key, value, source='debug mode')
+            provenance.step('debug mode', variant_spec, keys=[key])
     preset_max_path_length = variant_spec['algorithm_params']['config'].get(
         'max_path_length', 1000)
     settings = user_settings(args)
     before = copy.deepcopy(variant_spec)
     for key, value, source in settings:
         set_by_path(variant_spec, key, value, source=source)
+        provenance.step(SETTING_SOURCES.get(source, 'sweep'), variant_spec,
+                        keys=[key])
     check_config_keys(variant_spec)
     value_types.check_settings(settings, before,
                                constructor_defaults(variant_spec))
@@ -379,8 +405,11 @@ def get_variant_spec(args, defaults=None):
     finish_pixels(variant_spec, given, debug)
     _derive(variant_spec, given, preset_max_path_length,
             notice=_notice_function(args))
+    provenance.step('derived', variant_spec)
     validate_curriculum(variant_spec)
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:
             validate_pomdp_params(environment_params)
-    return with_constructor_defaults(variant_spec)
+    variant_spec = with_constructor_defaults(variant_spec)
+    provenance.step('constructor default', variant_spec)
+    return variant_spec

@@ -5,7 +5,7 @@ settings: learning rates 1e-3, Adam's beta1 0.5, the policy (and
 temperature) updated every 3 critic updates, and wide critics: 2048-2048 in
 the paper (a GPU setting), 1024-1024 in SBX. On a 2-core CPU the preset's
 critics are CRITIC_WIDTH wide, as SAC's: 512 costs 3 times the time per
-update, 1024 11 times (README, Performance); --config
+update, 1024 11 times (docs/benchmarks/performance.md); --config
 Q_params.config.hidden_layer_sizes=[1024,1024] for SBX's. The rest is
 SAC's."""
 
