@@ -260,10 +260,11 @@ def get_parser(algorithms=tuple(presets.ALGORITHMS),
                             'rewards (cut at terminations and truncations) '
                             'before bootstrapping (default: 1).')
     group.add_argument('--network', type=str, default=None,
-                       choices=('mlp', 'simba'),
+                       choices=('mlp', 'simba', 'simbav2'),
                        help="The actor's and critics' networks: 'simba' for "
                             "SimBa's residual blocks with running "
-                            "observation normalization (default: the "
+                            "observation normalization, 'simbav2' for "
+                            "SimbaV2's hyperspherical ones (default: the "
                             "preset's, 'mlp').")
     group.add_argument('--config', type=key_value, action='append',
                        default=[], metavar='KEY=VALUE',
