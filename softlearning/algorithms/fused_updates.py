@@ -22,7 +22,15 @@ every such algorithm needs and nothing it chooses:
   the compiled update never creates variables: one for the Q-functions
   (``Q_lr``) and one for the policy (``policy_lr``), both with
   ``adam_beta1`` (CrossQ's 0.5);
-- the TensorFlow objects a checkpoint must hold (``tf_saveables``).
+- the TensorFlow objects a checkpoint must hold (``tf_saveables``);
+- categorical critics (categorical_critics.py), for an algorithm that sets
+  ``categorical_critics = True`` and takes its targets from
+  ``_target_values``: their projected targets, cross-entropy losses and
+  expected values where a Q is read (``_min_Q``).
+
+Weight projections need nothing here: a network whose weights must stay on
+a set (SimbaV2's unit-norm kernels, models/simbav2.py) gives them a Keras
+constraint, which every optimizer applies after each ``apply_gradients``.
 
 A new algorithm is its own file beside sac.py: a subclass of
 ``FusedUpdateAlgorithm`` (named in ``ALGORITHMS``, __init__.py) providing
@@ -37,7 +45,8 @@ A new algorithm is its own file beside sac.py: a subclass of
   variables a checkpoint needs (extend ``tf_saveables``).
 
 The update is built from the shared pieces below. The critic's step
-``_update_Qs_towards(batch, y)`` (y from ``_bellman_targets`` and ``_min_Q``)
+``_update_Qs_towards(batch, y)`` (y from ``_target_values``, or from
+``_bellman_targets`` and ``_min_Q``)
 returns the observations the policy's step is to read, and the update passes
 them to its policy step as an argument; nothing rewrites the minibatch:
 
