@@ -136,3 +136,14 @@ def test_tqc_refuses_categorical_critics():
 def test_bad_categorical_settings_are_one_clear_error(categorical, message):
     with pytest.raises(ValueError, match=message.replace('{', r'\{')):
         make_algorithm('SAC', Q_config={'categorical': categorical})
+
+
+def test_the_command_line_selects_categorical_critics():
+    from checkpoint_helpers import variant_for
+    variant = variant_for(
+        '--algorithm', 'TD3', '--universe', 'gym', '--domain', 'Pendulum',
+        '--task', 'v1', '--config',
+        'Q_params.config.categorical={"n_atoms": 51, "v_min": -10, '
+        '"v_max": 10}')
+    assert variant['Q_params']['config']['categorical'] == {
+        'n_atoms': 51, 'v_min': -10, 'v_max': 10}
