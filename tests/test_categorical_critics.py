@@ -147,3 +147,29 @@ def test_the_command_line_selects_categorical_critics():
         '"v_max": 10}')
     assert variant['Q_params']['config']['categorical'] == {
         'n_atoms': 51, 'v_min': -10, 'v_max': 10}
+
+
+def test_the_variant_refuses_categorical_critics_before_a_run():
+    """Bad settings, or an algorithm without a categorical update, fail
+    while the options are read (before Ray or TensorFlow start)."""
+    from checkpoint_helpers import variant_for
+    base = ('--universe', 'gym', '--domain', 'Pendulum', '--task', 'v1')
+    with pytest.raises(ValueError, match="TQC does not train categorical "
+                                         "critics .*valid algorithms: DDPG, "
+                                         "SAC, SimbaV2, TD3"):
+        variant_for('--algorithm', 'TQC', *base, '--config',
+                    'Q_params.config.categorical={"n_atoms": 5, "v_min": 0,'
+                    ' "v_max": 1}')
+    with pytest.raises(ValueError, match='v_max > v_min'):
+        variant_for(*base, '--config', 'Q_params.config.categorical='
+                    '{"n_atoms": 5, "v_min": 1, "v_max": 1}')
+
+
+def test_the_list_of_categorical_algorithms_matches_their_classes():
+    from softlearning import algorithms
+    from softlearning.value_functions.categorical_settings import (
+        CATEGORICAL_ALGORITHMS)
+    for name, path in algorithms.ALGORITHMS.items():
+        algorithm_class = algorithms.get_algorithm_class(name)
+        assert algorithm_class.categorical_critics == (
+            path in CATEGORICAL_ALGORITHMS), name

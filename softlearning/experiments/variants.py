@@ -25,12 +25,15 @@ import copy
 import sys
 
 from softlearning import curriculum
+from softlearning.algorithms import ALGORITHMS
 from softlearning.environments import import_path, resolve_task
 from softlearning.environments.partial_observation import (
     PARTS, validate_pomdp_params)
 from softlearning.environments.pixels import (pixel_settings,
                                               validate_pixel_params)
 from softlearning.models.numpy_conv import encoder_config
+from softlearning.value_functions.categorical_settings import (
+    check_categorical_critics)
 
 from . import presets
 from . import value_types
@@ -385,6 +388,7 @@ def get_variant_spec(args, defaults=None):
     _derive(variant_spec, given, preset_max_path_length,
             notice=_notice_function(args))
     validate_curriculum(variant_spec)
+    check_categorical_critics(variant_spec, ALGORITHMS)
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:
             validate_pomdp_params(environment_params)

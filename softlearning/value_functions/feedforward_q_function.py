@@ -9,25 +9,7 @@ from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
                                           NORMALIZING_NETWORKS,
                                           network_options)
 
-CATEGORICAL_KEYS = ('n_atoms', 'v_min', 'v_max')
-
-
-def categorical_settings(categorical):
-    """``categorical`` checked: {'n_atoms': int >= 2, 'v_min': float,
-    'v_max': float > v_min}, or one ValueError naming what is wrong."""
-    if (not isinstance(categorical, dict)
-            or set(categorical) != set(CATEGORICAL_KEYS)):
-        raise ValueError(
-            f"A categorical critic takes {{'n_atoms': N, 'v_min': low, "
-            f"'v_max': high}}; got {categorical!r}")
-    settings = {'n_atoms': int(categorical['n_atoms']),
-                'v_min': float(categorical['v_min']),
-                'v_max': float(categorical['v_max'])}
-    if settings['n_atoms'] < 2 or settings['v_max'] <= settings['v_min']:
-        raise ValueError(
-            f"A categorical critic needs n_atoms >= 2 and v_max > v_min; "
-            f"got {categorical!r}")
-    return settings
+from .categorical_settings import categorical_settings
 
 
 class FeedforwardQFunction:
