@@ -74,8 +74,12 @@ def test_fused_updates_equal_single_updates():
     assert_fused_equals_single('SAC', **SIMBAV2_SETTINGS)
 
 
-def test_numpy_policy_acts_as_the_tensorflow_policy():
-    assert_numpy_policy_acts_as_tensorflow('SAC', SIMBAV2, Q_config=SIMBAV2)
+@pytest.mark.parametrize('class_name', ['SAC', 'TD3'])
+def test_numpy_policy_acts_as_the_tensorflow_policy(class_name):
+    """SAC's Gaussian policy (linear output) and TD3's deterministic one
+    (tanh output)."""
+    assert_numpy_policy_acts_as_tensorflow(class_name, SIMBAV2,
+                                           Q_config=SIMBAV2)
 
 
 def test_a_simbav2_network_has_relu_blocks_only():
