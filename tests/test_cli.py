@@ -85,7 +85,7 @@ def test_main_script_help():
     (['--algorithm', 'SQL', '--policy', 'gaussian'],
      '--algorithm SQL cannot train --policy gaussian; valid policies for '
      'SQL: sampling'),
-    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG', 'TQC', 'REDQ', 'DroQ', 'CrossQ')"),
+    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG', 'TQC', 'REDQ', 'DroQ', 'CrossQ', 'SimbaV2')"),
     (['--policy', 'recurrent', '--network', 'simba'],
      "--network simba reads state observations with feedforward networks; "
      "this agent's policy_params are RecurrentGaussianPolicy (recurrent and "

@@ -15,6 +15,9 @@ ALGORITHMS = {
     # DroQ is REDQ's update on dropout + LayerNorm critics (presets/droq.py).
     'DroQ': 'softlearning.algorithms.redq:REDQ',
     'CrossQ': 'softlearning.algorithms.crossq:CrossQ',
+    # SimbaV2 is SAC on SimbaV2 networks with categorical critics
+    # (presets/simbav2.py).
+    'SimbaV2': 'softlearning.algorithms.sac:SAC',
 }
 
 __getattr__ = lazy_attributes({

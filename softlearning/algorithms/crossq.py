@@ -40,6 +40,9 @@ def joint_batch(first, second):
 
 class CrossQ(SAC):
 
+    # (Its targets and losses are its own: not categorical_critics.py's.)
+    categorical_critics = False
+
     target_networks = False
 
     def __init__(self, training_environment, Qs, **kwargs):

@@ -22,7 +22,15 @@ every such algorithm needs and nothing it chooses:
   the compiled update never creates variables: one for the Q-functions
   (``Q_lr``) and one for the policy (``policy_lr``), both with
   ``adam_beta1`` (CrossQ's 0.5);
-- the TensorFlow objects a checkpoint must hold (``tf_saveables``).
+- the TensorFlow objects a checkpoint must hold (``tf_saveables``);
+- categorical critics (categorical_critics.py), for an algorithm that sets
+  ``categorical_critics = True`` and takes its targets from
+  ``_target_values``: their projected targets, cross-entropy losses and
+  expected values where a Q is read (``_min_Q``).
+
+Weight projections need nothing here: a network whose weights must stay on
+a set (SimbaV2's unit-norm kernels, models/simbav2.py) gives them a Keras
+constraint, which every optimizer applies after each ``apply_gradients``.
 
 A new algorithm is its own file beside sac.py: a subclass of
 ``FusedUpdateAlgorithm`` (named in ``ALGORITHMS``, __init__.py) providing
@@ -37,7 +45,8 @@ A new algorithm is its own file beside sac.py: a subclass of
   variables a checkpoint needs (extend ``tf_saveables``).
 
 The update is built from the shared pieces below. The critic's step
-``_update_Qs_towards(batch, y)`` (y from ``_bellman_targets`` and ``_min_Q``)
+``_update_Qs_towards(batch, y)`` (y from ``_target_values``, or from
+``_bellman_targets`` and ``_min_Q``)
 returns the observations the policy's step is to read, and the update passes
 them to its policy step as an argument; nothing rewrites the minibatch:
 
@@ -62,6 +71,9 @@ from softlearning.models.feedforward import concat_observations
 from softlearning.models.simba import running_normalizations
 from softlearning.value_functions import clone_Q_functions
 
+from .categorical_critics import (critics_support, cross_entropy,
+                                  expected_values, project_onto_support,
+                                  smallest_critic_probabilities)
 from .rl_algorithm import RLAlgorithm
 
 
@@ -107,6 +119,10 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     # Whether the algorithm bootstraps from target copies of its critics.
     target_networks = True
+    # Whether its update trains categorical critics (categorical_critics.py):
+    # those whose targets come from ``_target_values`` and whose losses are
+    # ``_Q_loss``.
+    categorical_critics = False
 
     def __init__(self,
                  training_environment,
@@ -138,6 +154,12 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                 f"Critics with batch renormalization need an algorithm "
                 f"without target networks (CrossQ), not "
                 f"{type(self).__name__}.")
+        # The categorical critics' atoms (None: critics of scalar values).
+        self._support = critics_support(self._Qs)
+        if self._support is not None and not self.categorical_critics:
+            raise ValueError(
+                f"{type(self).__name__} does not train categorical critics "
+                f"(Q_params.config.categorical); SAC, TD3 and DDPG do.")
         self._Q_targets = (clone_Q_functions(self._Qs)
                            if self.target_networks else ())
         self._Q_variables = _unique(v for Q in self._Qs
@@ -214,8 +236,36 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         observations' network inputs (a pixel agent's encoder pass) are
         computed once for all of ``Qs``."""
         inputs = Qs[0].network_inputs(observations)
-        return tf.reduce_min(
-            tf.stack([Q.head(inputs, actions) for Q in Qs], axis=0), axis=0)
+        return tf.reduce_min(tf.stack(
+            [self._Q_estimate(Q.head(inputs, actions)) for Q in Qs], axis=0),
+            axis=0)
+
+    def _Q_estimate(self, outputs):
+        """Q(s, a) from a critic's outputs: themselves, or a categorical
+        critic's expected value."""
+        if self._support is None:
+            return outputs
+        return expected_values(outputs, self._support)
+
+    def _target_values(self, batch, next_actions, next_entropy=0.0):
+        """The critics' targets from the target critics at (s', a'),
+        ``next_entropy`` (SAC's alpha * log pi(a'|s'), (B, 1)) subtracted:
+        y (B, 1) from min_i Q'_i, or for categorical critics the projected
+        distribution (B, N) of the smallest target critic
+        (categorical_critics.py)."""
+        observations = batch['next_observations']
+        if self._support is None:
+            return self._bellman_targets(
+                batch, self._min_Q(self._Q_targets, observations,
+                                   next_actions) - next_entropy)
+        inputs = self._Q_targets[0].network_inputs(observations)
+        probabilities = smallest_critic_probabilities(
+            tf.stack([Q.head(inputs, next_actions)
+                      for Q in self._Q_targets]), self._support)
+        atoms = self._bellman_targets(batch,
+                                      self._support[None] - next_entropy)
+        return tf.stop_gradient(project_onto_support(
+            probabilities, atoms, self._support))
 
     def _bellman_targets(self, batch, next_values):
         """y = reward_scale * r + discount * (1 - d) * V(s'); from an
@@ -233,8 +283,11 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             + discount * (1.0 - batch['terminals']) * next_values)
 
     def _Q_loss(self, Q_values, Q_targets, batch):
-        """One Q-function's loss: 0.5 * mean((Q(s, a) - y)^2). A
-        distributional critic (TQC) has its own."""
+        """One Q-function's loss: 0.5 * mean((Q(s, a) - y)^2); a
+        categorical critic's cross-entropy to its target distribution. A
+        quantile critic (TQC) has its own."""
+        if self._support is not None:
+            return self._mean(cross_entropy(Q_values, Q_targets), batch)
         return 0.5 * self._mean((Q_values - Q_targets) ** 2, batch)
 
     def _update_Qs_towards(self, batch, Q_targets):
@@ -264,7 +317,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         ``tape``); returns the mean of their ``Q_values``, (B, ...) each."""
         gradients = tape.gradient(Q_loss, self._Q_variables)
         self._Q_optimizer.apply_gradients(zip(gradients, self._Q_variables))
-        return tf.add_n([self._mean(Q_value, batch)
+        return tf.add_n([self._mean(self._Q_estimate(Q_value), batch)
                          for Q_value in Q_values]) / len(Q_values)
 
     def _update_targets(self, tau):

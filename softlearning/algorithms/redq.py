@@ -31,6 +31,9 @@ from .sac import SAC
 
 class REDQ(SAC):
 
+    # (Its targets and losses are its own: not categorical_critics.py's.)
+    categorical_critics = False
+
     def __init__(self, training_environment, target_subset_size=2, **kwargs):
         super().__init__(training_environment=training_environment, **kwargs)
         self._target_subset_size = int(target_subset_size)

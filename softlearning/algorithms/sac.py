@@ -5,6 +5,8 @@ One update on a minibatch (s, a, r, d, s'), alpha = exp(log_alpha):
   a' ~ pi(.|s')
   y  = reward_scale * r + discount * (1 - d) * (min_i Q'_i(s', a') - alpha * log pi(a'|s'))
   L_Q  = sum_i 0.5 * mean((Q_i(s, a) - y)^2)
+     (categorical critics, Q_params.config.categorical: the projected
+     target distribution and cross-entropy, algorithms/categorical_critics.py)
   a~ ~ pi(.|s)
   L_pi = mean(alpha * log pi(a~|s) - min_i Q_i(s, a~))
   L_alpha = -mean(alpha * stop_gradient(log pi(a~|s) + target_entropy))
@@ -28,23 +30,29 @@ from .fused_updates import FusedUpdateAlgorithm
 
 class SAC(FusedUpdateAlgorithm):
 
+    categorical_critics = True
+
     def __init__(self,
                  training_environment,
                  alpha_lr=3e-4,
                  initial_alpha=1.0,
                  target_entropy='auto',
                  policy_delay=1,
+                 target_entropy_per_dimension=-1.0,
                  **kwargs):
         """``policy_delay``: the policy and the temperature take a step
         every that many updates (REDQ's and DroQ's 20 with 20 updates per
-        environment step), the critics every update."""
+        environment step), the critics every update.
+        ``target_entropy_per_dimension``: 'auto''s target entropy per action
+        dimension (-1, i.e. -|A|; SimbaV2's -0.5)."""
         super().__init__(training_environment=training_environment, **kwargs)
         self._policy_delay = int(policy_delay)
         if self._policy_delay < 1:
             raise ValueError(f"policy_delay must be >= 1, got {policy_delay}")
         action_size = int(np.prod(training_environment.action_shape))
         self._target_entropy = float(
-            -action_size if target_entropy == 'auto' else target_entropy)
+            float(target_entropy_per_dimension) * action_size
+            if target_entropy == 'auto' else target_entropy)
         self._log_alpha = tf.Variable(np.log(initial_alpha), dtype=tf.float32,
                                       name='log_alpha')
         self._alpha_optimizer = self._make_optimizer('alpha', alpha_lr,
@@ -60,9 +68,8 @@ class SAC(FusedUpdateAlgorithm):
     def _Q_targets_for(self, batch, alpha, seed):
         next_actions, next_log_pis = self._policy.actions_and_log_probs(
             batch['next_observations'], seed=seed)
-        next_Q = self._min_Q(self._Q_targets, batch['next_observations'],
-                             next_actions)
-        return self._bellman_targets(batch, next_Q - alpha * next_log_pis)
+        return self._target_values(batch, next_actions,
+                                   alpha * next_log_pis)
 
     def _policy_Q(self, observations, actions):
         """The value the policy climbs: min_i Q_i(s, a), (B, 1)."""

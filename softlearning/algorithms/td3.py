@@ -7,6 +7,7 @@ One update on a minibatch (s, a, r, d, s'), deterministic policy mu:
   a'  = clip(mu'(s') + eps, -1, 1)                   (target policy smoothing)
   y   = reward_scale * r + discount * (1 - d) * min_i Q'_i(s', a')
   L_Q = sum_i 0.5 * mean((Q_i(s, a) - y)^2)
+        (categorical critics: algorithms/categorical_critics.py)
   every policy_delay updates:
     L_mu = -mean(Q_0(s, mu(s)))
     Q'_i <- tau * Q_i + (1 - tau) * Q'_i,  mu' <- tau * mu + (1 - tau) * mu'
@@ -24,6 +25,8 @@ from .fused_updates import FusedUpdateAlgorithm
 
 
 class TD3(FusedUpdateAlgorithm):
+
+    categorical_critics = True
 
     def __init__(self,
                  training_environment,
@@ -69,9 +72,7 @@ class TD3(FusedUpdateAlgorithm):
     def _Q_targets_for(self, batch, seed):
         next_actions = self._smoothed_target_actions(
             batch['next_observations'], seed)
-        next_Q = self._min_Q(self._Q_targets, batch['next_observations'],
-                             next_actions)
-        return self._bellman_targets(batch, next_Q)
+        return self._target_values(batch, next_actions)
 
     def _update_policy(self, batch, observations):
         """``observations``: the minibatch's, as the critic's step passed
@@ -79,8 +80,9 @@ class TD3(FusedUpdateAlgorithm):
         variables = self._policy.trainable_variables
         with tf.GradientTape() as tape:
             actions = self._policy.actions(observations)
-            policy_loss = -self._mean(self._Qs[0](observations, actions),
-                                      batch)
+            # (Q_0's value: a categorical critic's expectation.)
+            policy_loss = -self._mean(
+                self._min_Q(self._Qs[:1], observations, actions), batch)
         gradients = tape.gradient(policy_loss, variables)
         self._policy_optimizer.apply_gradients(zip(gradients, variables))
         self._policy_loss.assign(policy_loss)

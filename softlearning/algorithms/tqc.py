@@ -43,6 +43,9 @@ def quantile_huber_loss(quantiles, targets, kappa=1.0):
 
 class TQC(SAC):
 
+    # (Its targets and losses are its own: not categorical_critics.py's.)
+    categorical_critics = False
+
     def __init__(self,
                  training_environment,
                  top_quantiles_to_drop_per_net=2,

@@ -65,11 +65,12 @@ def variant_options():
                help='n-step returns: targets sum N discounted rewards (cut '
                     'at terminations and truncations) before bootstrapping '
                     '(default: 1).'),
-        Option('network', choices=('mlp', 'simba'), group=VARIANT,
+        Option('network', choices=('mlp', 'simba', 'simbav2'), group=VARIANT,
                debug='the variant',
                help="The actor's and critics' networks: 'simba' for SimBa's "
-                    "residual blocks with running observation normalization "
-                    "(default: the preset's, 'mlp')."),
+                    "residual blocks with running observation normalization, "
+                    "'simbav2' for SimbaV2's hyperspherical ones (default: "
+                    "the preset's, 'mlp')."),
         Option('config', type=key_value, default=[], repeatable=True,
                metavar='KEY=VALUE', group=VARIANT, debug='the variant',
                help='Override any variant entry by its dotted path, e.g. '

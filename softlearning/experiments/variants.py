@@ -25,12 +25,15 @@ import copy
 import sys
 
 from softlearning import curriculum
+from softlearning.algorithms import ALGORITHMS
 from softlearning.environments import import_path, resolve_task
 from softlearning.environments.partial_observation import (
     PARTS, validate_pomdp_params)
 from softlearning.environments.pixels import (pixel_settings,
                                               validate_pixel_params)
 from softlearning.models.numpy_conv import encoder_config
+from softlearning.value_functions.categorical_settings import (
+    check_categorical_critics)
 
 from . import presets
 from . import value_types
@@ -183,14 +186,19 @@ def provenance_of(args):
 # paper's critics have two blocks of 512, a GPU setting (two of 256 already
 # run at a tenth of SAC's rate); --config Q_params.config.hidden_layer_sizes.
 SIMBA_SIZES = {'policy_params': (128,), 'Q_params': (128,)}
+# ``--network simbav2``'s: the paper's actor (one block of 128); its critics
+# have two blocks of 512 (a GPU setting), here two of 128.
+SIMBAV2_SIZES = {'policy_params': (128,), 'Q_params': (128, 128)}
+NETWORK_SIZES = {'simba': SIMBA_SIZES, 'simbav2': SIMBAV2_SIZES}
 
 
 def set_network(variant_spec, network):
     """``--network simba``: SimBa networks (models/simba.py) for the actor
-    and the critics, at SIMBA_SIZES."""
+    and the critics, at SIMBA_SIZES; ``--network simbav2``: SimbaV2's
+    (models/simbav2.py), at SIMBAV2_SIZES."""
     if network in (None, 'mlp'):
         return
-    for name, sizes in SIMBA_SIZES.items():
+    for name, sizes in NETWORK_SIZES[network].items():
         params = variant_spec[name]
         if ('encoder_params' in variant_spec
                 or 'recurrent' in params['class_name'].lower()):
@@ -407,6 +415,7 @@ def get_variant_spec(args, defaults=None):
             notice=_notice_function(args))
     provenance.step('derived', variant_spec)
     validate_curriculum(variant_spec)
+    check_categorical_critics(variant_spec, ALGORITHMS)
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:
             validate_pomdp_params(environment_params)

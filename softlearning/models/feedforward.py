@@ -69,11 +69,16 @@ def build_network(input_size, hidden_layer_sizes, output_size,
                   **options):
     """A Keras network of kind ``network`` (models/networks.py): a
     ``feedforward_model`` with ``options``, or a ``simba_model`` whose
-    first ``normalized_size`` inputs are the ``observation_keys`` fields."""
+    first ``normalized_size`` inputs are the ``observation_keys`` fields
+    (or a ``simbav2_model``, likewise)."""
     if network == 'simba':
         from .simba import simba_model
         return simba_model(input_size, hidden_layer_sizes, output_size,
                            observation_keys, normalized_size, **options)
+    if network == 'simbav2':
+        from .simbav2 import simbav2_model
+        return simbav2_model(input_size, hidden_layer_sizes, output_size,
+                             observation_keys, normalized_size, **options)
     return feedforward_model(input_size, hidden_layer_sizes, output_size,
                              **options)
 

@@ -4,14 +4,23 @@ builders are models/feedforward.py's ``build_network``.
 
 - 'mlp': a Dense stack (optionally with CrossQ's batch renormalization);
 - 'simba': SimBa's residual network with running observation
-  normalization (models/simba.py).
+  normalization (models/simba.py);
+- 'simbav2': SimbaV2's hyperspherical network, with the same running
+  observation normalization (models/simbav2.py).
 """
 
 from .numpy_mlp import (DEFAULT_KERNEL_INITIALIZER, KERNEL_INITIALIZERS,
                         NumpyMirror, NumpyMLP, dense_stack_shapes)
 from .numpy_simba import NumpySimba, NumpySimbaMirror, simba_shapes
+from .numpy_simbav2 import NumpySimbaV2, NumpySimbaV2Mirror, simbav2_shapes
 
-NETWORKS = ('mlp', 'simba')
+NETWORKS = ('mlp', 'simba', 'simbav2')
+# The networks that normalize their observations with running statistics
+# (SimBa's and SimbaV2's): what a policy or critic tells them apart by.
+NORMALIZING_NETWORKS = ('simba', 'simbav2')
+NUMPY_NETWORKS = {'simba': NumpySimba, 'simbav2': NumpySimbaV2}
+NUMPY_MIRRORS = {'simba': NumpySimbaMirror, 'simbav2': NumpySimbaV2Mirror}
+SHAPES = {'simba': simba_shapes, 'simbav2': simbav2_shapes}
 
 
 def check_network(network, batch_renorm=None, encoder=None,
@@ -24,15 +33,15 @@ def check_network(network, batch_renorm=None, encoder=None,
     if kernel_initializer not in KERNEL_INITIALIZERS:
         raise ValueError(f"Unknown kernel_initializer '{kernel_initializer}';"
                          f" valid: {', '.join(KERNEL_INITIALIZERS)}")
-    if network == 'simba' and kernel_initializer != (
-            DEFAULT_KERNEL_INITIALIZER):
-        raise ValueError("A SimBa network sets its own initializers; drop "
+    name = {'simba': 'A SimBa', 'simbav2': 'A SimbaV2'}.get(network)
+    if name and kernel_initializer != DEFAULT_KERNEL_INITIALIZER:
+        raise ValueError(f"{name} network sets its own initializers; drop "
                          "kernel_initializer or use network 'mlp'.")
-    if network == 'simba' and batch_renorm:
-        raise ValueError("A SimBa network has no batch renormalization "
+    if name and batch_renorm:
+        raise ValueError(f"{name} network has no batch renormalization "
                          "option (batch_renorm); use network 'mlp'.")
-    if network == 'simba' and encoder is not None:
-        raise ValueError("A SimBa network reads state observations; a pixel "
+    if name and encoder is not None:
+        raise ValueError(f"{name} network reads state observations; a pixel "
                          "agent's encoder is not supported.")
     return network
 
@@ -64,20 +73,21 @@ def refuse_kernel_initializer(options, what):
 
 def numpy_network_class(network):
     """The numpy network that acts from a ``layer_weights`` list."""
-    return NumpySimba if network == 'simba' else NumpyMLP
+    return NUMPY_NETWORKS.get(network, NumpyMLP)
 
 
 def numpy_mirror_class(network):
     """The numpy copy of a Keras network, refreshed from it."""
-    return NumpySimbaMirror if network == 'simba' else NumpyMirror
+    return NUMPY_MIRRORS.get(network, NumpyMirror)
 
 
 def network_shapes(network, input_size, hidden_layer_sizes, output_size,
                    batch_renorm=False, normalized_size=None):
-    """The shapes of a network's ``layer_weights``; a SimBa network
-    normalizes the first ``normalized_size`` inputs (all by default)."""
-    if network == 'simba':
-        return simba_shapes(input_size, hidden_layer_sizes, output_size,
-                            normalized_size or input_size)
+    """The shapes of a network's ``layer_weights``; a SimBa or SimbaV2
+    network normalizes the first ``normalized_size`` inputs (all by
+    default)."""
+    if network in SHAPES:
+        return SHAPES[network](input_size, hidden_layer_sizes, output_size,
+                               normalized_size or input_size)
     return dense_stack_shapes(input_size, hidden_layer_sizes, output_size,
                               batch_renorm)

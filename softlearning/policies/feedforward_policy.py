@@ -14,6 +14,7 @@ from softlearning.models import NumpyMirror, concat_observations, flat_size
 from softlearning.models.feedforward import (build_network, layer_weights,
                                              set_layer_weights)
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
+                                          NORMALIZING_NETWORKS,
                                           network_options, numpy_mirror_class)
 
 from .base_policy import BasePolicy
@@ -35,8 +36,8 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
         without updating it. ``batch_renorm``: CrossQ's batch
         renormalization layers (models/feedforward.py), True or their
         options; the policy's update runs them in training mode, acting and
-        targets in inference mode. ``network``: 'mlp' or 'simba'
-        (models/networks.py; SimBa's blocks, one per hidden layer size).
+        targets in inference mode. ``network``: 'mlp', 'simba' or 'simbav2'
+        (models/networks.py; their blocks, one per hidden layer size).
         ``kernel_initializer``: an 'mlp' network's Dense kernels'
         (models/numpy_mlp.py's KERNEL_INITIALIZERS)."""
         model_options = network_options(network, batch_renorm, encoder,
@@ -56,7 +57,7 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
         input_shapes, input_keys = network_input_layout(
             observation_shapes, observation_keys,
             None if encoder is None else encoder.output_size)
-        if network == 'simba':
+        if network in NORMALIZING_NETWORKS:
             model_options.update(
                 observation_keys=observation_keys,
                 normalized_size=flat_size(input_shapes, input_keys))

@@ -113,7 +113,8 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
         (models/numpy_conv.py), whose weights come first in the list
         ``set_weights`` loads. ``batch_renorm``: the network has CrossQ's
         batch renormalization layers (acting uses their running
-        statistics). ``network``: 'mlp' or 'simba' (models/networks.py).
+        statistics). ``network``: 'mlp', 'simba' or 'simbav2'
+        (models/networks.py).
         ``kernel_initializer``: the TensorFlow policy's, which the weights
         this policy starts from (until the learner's arrive) follow."""
         self._batch_renorm = bool(batch_renorm)

@@ -6,7 +6,10 @@ import tensorflow as tf
 from softlearning.models import concat_observations, feedforward_model, flat_size
 from softlearning.models.feedforward import apply_with_dropout, build_network
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
+                                          NORMALIZING_NETWORKS,
                                           network_options)
+
+from .categorical_settings import categorical_settings
 
 
 class FeedforwardQFunction:
@@ -17,6 +20,7 @@ class FeedforwardQFunction:
                  dropout_rate=0.0, layer_norm=False, batch_renorm=None,
                  network='mlp',
                  kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
+                 categorical=None,
                  **model_options):
         """``encoder`` (a ConvEncoder, models/conv_encoder.py) turns the
         observations into the network's input; without one they are
@@ -26,11 +30,27 @@ class FeedforwardQFunction:
         activation). ``batch_renorm``: CrossQ's critics (batch
         renormalization of the input and after each hidden layer; True or
         the layers' options, models/batch_renorm.py). ``network``: 'mlp'
-        or 'simba' (models/networks.py; the observations normalized, the
-        actions not). ``kernel_initializer``: an 'mlp' network's Dense
-        kernels' (models/numpy_mlp.py's KERNEL_INITIALIZERS)."""
+        'simba' or 'simbav2' (models/networks.py; the observations
+        normalized, the actions not). ``kernel_initializer``: an 'mlp'
+        network's Dense kernels' (models/numpy_mlp.py's
+        KERNEL_INITIALIZERS). ``categorical``: a categorical (C51-style)
+        critic, {'n_atoms': N, 'v_min': ..., 'v_max': ...}: the network's
+        N outputs are the logits of the return's probabilities on N evenly
+        spaced atoms from v_min to v_max (``support``); the algorithms'
+        categorical update is algorithms/categorical_critics.py."""
         model_options.update(network_options(
             network, batch_renorm, encoder, kernel_initializer))
+        self.support = None
+        if categorical is not None:
+            categorical = categorical_settings(categorical)
+            if 'output_size' in model_options:
+                raise ValueError(
+                    "A categorical critic's outputs are its atoms' logits; "
+                    "it cannot also predict quantiles (n_quantiles, TQC).")
+            model_options['output_size'] = categorical['n_atoms']
+            self.support = np.linspace(
+                categorical['v_min'], categorical['v_max'],
+                categorical['n_atoms'], dtype=np.float32)
         if dropout_rate or layer_norm:
             model_options.update(dropout_rate=float(dropout_rate),
                                  layer_norm=bool(layer_norm))
@@ -42,7 +62,9 @@ class FeedforwardQFunction:
             observation_shapes=observation_shapes, action_shape=action_shape,
             hidden_layer_sizes=tuple(hidden_layer_sizes),
             activation=activation, observation_keys=self.observation_keys,
-            **model_options)
+            **{key: value for key, value in model_options.items()
+               if key != 'output_size' or categorical is None},
+            **({} if categorical is None else {'categorical': categorical}))
         self.name = name
         self.model = self._build_model(
             (encoder.output_size if encoder is not None
@@ -63,11 +85,12 @@ class FeedforwardQFunction:
                      kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
         """``output_size``: 1 for Q(s, a); M for a critic that predicts M
         quantiles of the return (TQC)."""
-        if network == 'simba':
+        if network in NORMALIZING_NETWORKS:
             if dropout_rate or layer_norm:
-                raise ValueError("A SimBa critic has its own LayerNorms and "
-                                 "no dropout; drop dropout_rate and "
-                                 "layer_norm or use network 'mlp'.")
+                raise ValueError(f"A {network} critic has its own "
+                                 "normalizations and no dropout; drop "
+                                 "dropout_rate and layer_norm or use "
+                                 "network 'mlp'.")
             return build_network(
                 observation_size + action_size, hidden_layer_sizes,
                 int(output_size), network=network,

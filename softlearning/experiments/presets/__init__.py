@@ -15,7 +15,7 @@ from softlearning.utils.registry import lookup
 # --algorithm NAME -> its preset module (in this package).
 ALGORITHMS = {'SAC': 'sac', 'SQL': 'sql', 'TD3': 'td3', 'DDPG': 'ddpg',
               'TQC': 'tqc', 'REDQ': 'redq', 'DroQ': 'droq',
-              'CrossQ': 'crossq'}
+              'CrossQ': 'crossq', 'SimbaV2': 'simbav2'}
 
 # --policy KIND -> the policy class (None: the algorithm's recurrent one,
 # from recurrent.py).
