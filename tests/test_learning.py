@@ -57,7 +57,8 @@ def assert_cases_learn(tmp_path, *names):
 
 
 def test_sac_and_sql_learn_pendulum(tmp_path):
-    """With the quick start's own settings (256-256 networks)."""
+    """With 64-64 networks (learning_cases.SMALL; SAC learns as fast as
+    with the preset's 256-256, at a fraction of the cost)."""
     assert_cases_learn(tmp_path, 'SAC', 'SQL')
 
 
