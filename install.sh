@@ -20,7 +20,14 @@ fi
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-# The sweeps (optuna) and tracking (MLflow, W&B) extras too, so that the
-# tests cover them, and the docs extra (tests/test_docs.py builds the site).
-.venv/bin/python -m pip install -q -e '.[test,sweeps,tracking,docs]'
+# The sweeps (optuna), tracking (MLflow, W&B) and docs (MkDocs) extras too,
+# so that the tests cover them. uv resolves and installs the same versions
+# as pip in a fraction of the time (about 30 s instead of 2 minutes on a
+# fresh machine); pip does it where uv cannot be had.
+EXTRAS='.[test,sweeps,tracking,docs]'
+if .venv/bin/python -m pip install -q uv 2>/dev/null; then
+    .venv/bin/python -m uv pip install -q --python .venv/bin/python -e "$EXTRAS"
+else
+    .venv/bin/python -m pip install -q -e "$EXTRAS"
+fi
 echo "softlearning installed in $(pwd)/.venv"
