@@ -26,7 +26,10 @@ PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 # fresh machine); pip does it where uv cannot be had.
 EXTRAS='.[test,sweeps,tracking,docs]'
 if .venv/bin/python -m pip install -q uv 2>/dev/null; then
-    .venv/bin/python -m uv pip install -q --python .venv/bin/python -e "$EXTRAS"
+    # Bytecode compiled now, as pip does: where PYTHONDONTWRITEBYTECODE is
+    # set, Python would compile every module again in every process.
+    .venv/bin/python -m uv pip install -q --compile-bytecode \
+        --python .venv/bin/python -e "$EXTRAS"
 else
     .venv/bin/python -m pip install -q -e "$EXTRAS"
 fi
