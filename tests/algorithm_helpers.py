@@ -116,3 +116,20 @@ def assert_numpy_policy_acts_as_tensorflow(class_name, policy_config,
                                    rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(numpy_policy.actions_np(observations),
                                    expected, rtol=1e-4, atol=1e-5)
+
+
+def assert_numpy_mirror_matches(model, numpy_class, atol):
+    """A running-normalized network's numpy mirror (``numpy_class`` on its
+    layer weights) == the Keras model, after every weight and the
+    normalization's statistics moved off their starting values."""
+    import numpy as np
+    from softlearning.models.feedforward import layer_weights
+    from softlearning.models.simba import running_normalizations
+    rng = np.random.default_rng(1)
+    running_normalizations(model)[0].update(
+        rng.normal(3.0, 2.0, (50, 4)).astype(np.float32))
+    model.set_weights([w + rng.normal(0, 0.1, w.shape).astype(np.float32)
+                       for w in model.get_weights()])
+    x = rng.normal(2.0, 2.0, (16, 6)).astype(np.float32)
+    np.testing.assert_allclose(numpy_class(layer_weights(model))(x),
+                               model(x).numpy(), rtol=1e-4, atol=atol)

@@ -9,12 +9,12 @@ import pytest
 import tensorflow as tf
 
 from algorithm_helpers import (as_tensors, assert_fused_equals_single,
+                               assert_numpy_mirror_matches,
                                assert_numpy_policy_acts_as_tensorflow,
                                filled_algorithm)
-from softlearning.models.feedforward import layer_weights
 from softlearning.models.numpy_simba import NumpySimba
 from softlearning.models.simba import (RunningNormalization,
-                                       running_normalizations, simba_model)
+                                       simba_model)
 
 SIMBA = {'network': 'simba'}
 SIMBA_SETTINGS = {'Q_config': SIMBA, 'policy_config': SIMBA}
@@ -44,14 +44,7 @@ def test_numpy_mirror_equals_the_keras_model():
     kinds = [type(layer).__name__ for layer in model.layers]
     assert kinds == ['RunningNormalization', 'Dense', 'ResidualBlock',
                      'ResidualBlock', 'LayerNormalization', 'Dense']
-    rng = np.random.default_rng(1)
-    running_normalizations(model)[0].update(
-        rng.normal(3.0, 2.0, (50, 4)).astype(np.float32))
-    model.set_weights([w + rng.normal(0, 0.1, w.shape).astype(np.float32)
-                       for w in model.get_weights()])
-    x = rng.normal(2.0, 2.0, (16, 6)).astype(np.float32)
-    np.testing.assert_allclose(NumpySimba(layer_weights(model))(x),
-                               model(x).numpy(), rtol=1e-4, atol=1e-4)
+    assert_numpy_mirror_matches(model, NumpySimba, atol=1e-4)
 
 
 def test_blocks_of_different_widths_are_an_error():

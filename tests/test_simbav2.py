@@ -6,14 +6,12 @@ one clear error."""
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
 from algorithm_helpers import (as_tensors, assert_fused_equals_single,
+                               assert_numpy_mirror_matches,
                                assert_numpy_policy_acts_as_tensorflow,
                                filled_algorithm)
-from softlearning.models.feedforward import layer_weights
 from softlearning.models.numpy_simbav2 import NumpySimbaV2
-from softlearning.models.simba import running_normalizations
 from softlearning.models.simbav2 import UnitColumns, simbav2_model
 
 SIMBAV2 = {'network': 'simbav2', 'hidden_layer_sizes': (16, 16)}
@@ -31,15 +29,7 @@ def test_numpy_mirror_equals_the_keras_model():
     kinds = [type(layer).__name__ for layer in model.layers]
     assert kinds == ['RunningNormalization', 'HypersphericalEmbedding',
                      'LerpBlock', 'LerpBlock', 'HypersphericalOutput']
-    rng = np.random.default_rng(1)
-    running_normalizations(model)[0].update(
-        rng.normal(3.0, 2.0, (50, 4)).astype(np.float32))
-    # Every weight moved (scalers and biases off their starting values).
-    model.set_weights([w + rng.normal(0, 0.1, w.shape).astype(np.float32)
-                       for w in model.get_weights()])
-    x = rng.normal(2.0, 2.0, (16, 6)).astype(np.float32)
-    np.testing.assert_allclose(NumpySimbaV2(layer_weights(model))(x),
-                               model(x).numpy(), rtol=1e-4, atol=1e-5)
+    assert_numpy_mirror_matches(model, NumpySimbaV2, atol=1e-5)
 
 
 def test_kernels_start_on_the_unit_sphere():
