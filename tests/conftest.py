@@ -44,6 +44,12 @@ def pytest_unconfigure(config):
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(config, items):
+    """The longest test files first (tests/file_durations.py says why)."""
+    import file_durations
+    items[:] = file_durations.longest_first(items, file_durations.load())
+
+
 @pytest.fixture(scope='module', autouse=True)
 def environment_of_its_own():
     """Each test file starts from the environment the test run started with

@@ -28,11 +28,11 @@ PENDULUM = ['examples.development', '--universe', 'gym', '--domain',
             'Pendulum', '--task', 'v1']
 SMALL = ['--config', 'Q_params.config.hidden_layer_sizes=[64,64]',
          '--config', 'policy_params.config.hidden_layer_sizes=[64,64]']
-# REDQ and DroQ at 5 updates per environment step instead of their presets'
-# 20 (the policy and temperature every 5th update, as the presets' every
+# REDQ and DroQ at 3 updates per environment step instead of their presets'
+# 20 (the policy and temperature every 3rd update, as the presets' every
 # 20th: once per step), to keep CI short. REDQ keeps its ensemble of ten.
-HIGH_UTD = ['--config', 'algorithm_params.config.n_train_repeat=5',
-            '--config', 'algorithm_params.config.policy_delay=5']
+HIGH_UTD = ['--config', 'algorithm_params.config.n_train_repeat=3',
+            '--config', 'algorithm_params.config.policy_delay=3']
 MULTI_GOAL = ['examples.multi_goal']
 
 # For scale (benchmarks/pendulum_learning.py): a uniformly random policy's

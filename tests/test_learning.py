@@ -83,7 +83,7 @@ def test_crossq_and_simba_sac_learn_pendulum(tmp_path):
 
 
 def test_redq_and_droq_learn_pendulum(tmp_path):
-    """At 5 updates per environment step (learning_cases.HIGH_UTD)."""
+    """At 3 updates per environment step (learning_cases.HIGH_UTD)."""
     assert_cases_learn(tmp_path, 'REDQ', 'DroQ')
 
 
