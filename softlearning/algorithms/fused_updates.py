@@ -74,6 +74,7 @@ from softlearning.value_functions import clone_Q_functions
 from .categorical_critics import (critics_support, cross_entropy,
                                   expected_values, project_onto_support,
                                   smallest_critic_probabilities)
+from .reward_normalization import ReturnScale
 from .rl_algorithm import RLAlgorithm
 
 
@@ -138,11 +139,15 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                  jit_compile=False,
                  augmentation_pad=None,
                  adam_beta1=0.9,
+                 reward_normalization=None,
                  seed=None,
                  **kwargs):
         """``augmentation_pad``: pixel agents' random-shift augmentation
         (``random_shift``) of observations and next observations, by this
-        many pixels; None or 0 for none."""
+        many pixels; None or 0 for none. ``reward_normalization``:
+        SimbaV2's scaling of rewards by the spread of the discounted return
+        (reward_normalization.py), ``{"g_max": 5.0}``; it multiplies
+        ``reward_scale``. None for none."""
         super().__init__(pool=pool, policy=policy,
                          training_environment=training_environment,
                          **kwargs)
@@ -173,6 +178,16 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                                                self._Q_target_variables))
         self._discount = float(discount)
         self._reward_scale = float(reward_scale)
+        self._return_scale = None
+        if reward_normalization is not None:
+            self._return_scale = ReturnScale(discount,
+                                             **reward_normalization)
+            # A variable, so that the compiled update reads the scale of
+            # the moment.
+            self._reward_scale = tf.Variable(
+                float(reward_scale), trainable=False, dtype=tf.float32,
+                name='reward_scale')
+            self._base_reward_scale = float(reward_scale)
         self._tau = float(tau)
         self._target_update_interval = int(target_update_interval)
         self._optimizers = {}
@@ -380,13 +395,43 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         return {key: total / tf.cast(n_updates, tf.float32)
                 for key, total in sums.items()}
 
+    def get_diagnostics(self, batch):
+        if self._return_scale is None:
+            return {}
+        return {'reward_scale': self.reward_scale}
+
+    def _observe_collected(self, collected):
+        if self._return_scale is not None:
+            self._return_scale.observe(**collected)
+
     def _do_training(self, batches):
+        if self._return_scale is not None:
+            self._reward_scale.assign(
+                self._base_reward_scale * self._return_scale.scale)
         means = self._fused_updates(batches)
         self._policy.refresh_numpy_weights()
         return {key: float(means[key])
                 for key in self.training_diagnostic_keys}
 
     # State -------------------------------------------------------------------
+
+    def get_state(self):
+        state = super().get_state()
+        if self._return_scale is not None:
+            state['return_scale'] = self._return_scale.get_state()
+        return state
+
+    def set_state(self, state):
+        super().set_state(state)
+        if self._return_scale is not None:
+            self._return_scale.set_state(state['return_scale'])
+            self._reward_scale.assign(
+                self._base_reward_scale * self._return_scale.scale)
+
+    @property
+    def reward_scale(self):
+        """What rewards are multiplied by in the critics' targets now."""
+        return float(self._reward_scale)
 
     @property
     def Qs(self):

@@ -113,6 +113,10 @@ class RLAlgorithm:
         """Algorithm-specific diagnostics on a pool batch (numpy)."""
         return {}
 
+    def _observe_collected(self, collected):
+        """Sees what each collect call added (``Sampler.sample``'s
+        rewards, episode ids and steps), before the updates it owes."""
+
     # The loop ---------------------------------------------------------------
 
     def get_state(self):
@@ -158,7 +162,7 @@ class RLAlgorithm:
         policy = (self._initial_exploration_policy if exploring
                   else self._policy)
         with timer('sample'):
-            self._sampler.sample(n_steps, policy)
+            self._observe_collected(self._sampler.sample(n_steps, policy))
         start = self._total_timestep
         self._total_timestep += n_steps
         if not self._ready_to_train(start):

@@ -150,4 +150,5 @@ class SAC(FusedUpdateAlgorithm):
         return saveables
 
     def get_diagnostics(self, batch):
-        return {'target_entropy': self._target_entropy}
+        return {**super().get_diagnostics(batch),
+                'target_entropy': self._target_entropy}

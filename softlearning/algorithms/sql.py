@@ -174,4 +174,4 @@ class SQL(FusedUpdateAlgorithm):
                 'kernel_bandwidth': bandwidth}
 
     def get_diagnostics(self, batch):
-        return {'reward_scale': self._reward_scale}
+        return {'reward_scale': self.reward_scale}

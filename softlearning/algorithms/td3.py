@@ -111,7 +111,8 @@ class TD3(FusedUpdateAlgorithm):
                 'policy_loss': self._policy_loss}
 
     def get_diagnostics(self, batch):
-        return {'policy_delay': self._policy_delay}
+        return {**super().get_diagnostics(batch),
+                'policy_delay': self._policy_delay}
 
 
 class DDPG(TD3):

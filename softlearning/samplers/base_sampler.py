@@ -44,8 +44,10 @@ class Sampler(abc.ABC):
     @abc.abstractmethod
     def sample(self, n_steps, policy=None):
         """Takes ``n_steps`` environment steps with ``policy`` (default: the
-        learner's) and adds them to the pool; returns how many were
-        added."""
+        learner's) and adds them to the pool; returns what the added
+        transitions' rewards were, in each episode's order: a dict of
+        ``COLLECTED_FIELDS`` arrays, one entry per transition (the
+        algorithm's reward statistics read them)."""
 
     def evaluate(self, n_episodes, first_seed, deterministic=True,
                  physical_parameters=None):

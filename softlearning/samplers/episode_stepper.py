@@ -34,6 +34,10 @@ PATH_FIELDS = ('observations', 'actions', 'rewards', 'terminals')
 BATCH_FIELDS = PATH_FIELDS + ('next_observations', 'episodes',
                               'episode_steps')
 
+# What a sampler's ``sample`` returns of the transitions it added.
+COLLECTED_FIELDS = ('rewards', 'episodes', 'episode_steps')
+
+
 # Episode ids: the stepper's seed (distinct per sampler actor) above, its
 # count of finished episodes below.
 EPISODES_PER_SEED = 2 ** 32

@@ -35,6 +35,7 @@ import ray
 
 from .actor_pool import ActorPool
 from .base_sampler import Sampler
+from .episode_stepper import COLLECTED_FIELDS
 from .sampler_worker import SamplerWorker  # noqa: F401 (older imports)
 
 
@@ -212,18 +213,22 @@ class RemoteSampler(Sampler):
             elif share > 0:
                 requests[index] = self._send(index, share, policy_name,
                                              weights)
-        collected = 0
+        collected = []
         for index, (reference, share, name) in requests.items():
             # A dead actor's share is asked again of its replacement, with
             # this call's weights.
             result = self._actor_pool.call(
                 index, self._sample_call(share, name, weights), reference)
-            collected += self._add_result(result)
+            self._add_result(result)
+            collected.append(result['samples'])
             if self._asynchronous and shares[index] > 0:
                 # Keep this actor busy while the learner trains.
                 self._pending[index] = self._send(
                     index, shares[index], policy_name, weights)
-        return collected
+        return {field: np.concatenate([np.reshape(samples[field], -1)
+                                       for samples in collected]
+                                      or [np.zeros(0)])
+                for field in COLLECTED_FIELDS}
 
     def _add_result(self, result):
         samples = result['samples']

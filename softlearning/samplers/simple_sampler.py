@@ -2,6 +2,8 @@
 
 import collections
 
+import numpy as np
+
 from .base_sampler import Sampler
 from .episode_stepper import PATH_FIELDS, EpisodeStepper, stack_transitions
 
@@ -32,11 +34,16 @@ class SimpleSampler(Sampler):
 
     def sample(self, n_steps=1, policy=None):
         """Takes ``n_steps`` environment steps with ``policy`` (default: the
-        sampler's policy) and adds the transitions to the pool."""
+        sampler's policy) and adds the transitions to the pool; returns
+        their ``COLLECTED_FIELDS`` (``Sampler.sample``)."""
         policy = policy or self.policy
-        for _ in range(n_steps):
-            self._step(policy)
-        return n_steps
+        transitions = [self._step(policy) for _ in range(n_steps)]
+        return {'rewards': np.array([t.reward for t in transitions],
+                                    np.float32),
+                'episodes': np.array([t.episode for t in transitions],
+                                     np.int64),
+                'episode_steps': np.array([t.step for t in transitions],
+                                          np.int64)}
 
     def _step(self, policy):
         transition, finished = self._stepper.step(policy)
@@ -48,6 +55,7 @@ class SimpleSampler(Sampler):
                 stack_transitions(self._current_path, PATH_FIELDS))
             self._episodes.add(*finished)
             self._current_path = []
+        return transition
 
     # Checkpoint state ------------------------------------------------------
     #

@@ -16,19 +16,18 @@ block of 128 as the paper's; the critics have two blocks of 128 (the paper:
 two of 512), --config Q_params.config.hidden_layer_sizes=[512,512] for
 theirs.
 
-Rewards: the paper divides them by a running estimate of the discounted
-return's spread, bounded so that returns stay within +-5 (its support);
-here a fixed ``reward_scale`` does that job: 0.01 (returns up to about 500
-at discount 0.99), per domain below. The paper also sets the discount per
-task from the episode length (0.975 for 200-step episodes, 0.995 for
-1000-step ones); here it is SAC's 0.99.
+Rewards: divided by the running spread of the discounted return, bounded
+so that every return seen stays within +-5, the critics' support
+(algorithms/reward_normalization.py), as the paper's. The paper also sets
+the discount per task from the episode length (0.975 for 200-step
+episodes, 0.995 for 1000-step ones); here it is SAC's 0.99.
 """
 
 VARIANT = {
     'algorithm_params': {'class_name': 'SimbaV2', 'config': {
         'policy_lr': 1e-4, 'Q_lr': 1e-4, 'alpha_lr': 1e-4,
         'initial_alpha': 0.01, 'target_entropy_per_dimension': -0.5,
-        'reward_scale': 0.01}},
+        'reward_normalization': {'g_max': 5.0}}},
     'policy_params': {'class_name': 'FeedforwardGaussianPolicy', 'config': {
         'network': 'simbav2', 'hidden_layer_sizes': (128,)}},  # paper: (128,)
     'Q_params': {'class_name': 'double_feedforward_Q_function', 'config': {
@@ -40,10 +39,5 @@ VARIANT = {
 POLICIES = ('gaussian',)
 
 DOMAINS = {
-    # Pendulum's rewards reach -16 a step: discounted returns to about
-    # -1600, mostly within -1200, which 0.004 puts within the support.
-    'gym/Pendulum': {
-        'algorithm_params.config.reward_scale': 0.004,
-        'algorithm_params.config.eval_n_episodes': 5,
-    },
+    'gym/Pendulum': {'algorithm_params.config.eval_n_episodes': 5},
 }
