@@ -26,7 +26,9 @@ CHECKPOINT_FILE = 'checkpoint.json'
 # One line per resume: at which step a run continued from its checkpoint.
 RESUMES_FILE = 'resumes.txt'
 
-PROGRESS_COLUMNS = (
+# What a complete row holds (runs written before training_seconds
+# existed lack that column).
+REQUIRED_COLUMNS = (
     'epoch', 'total_timestep',
     'evaluation/return-mean', 'evaluation/return-std',
     'evaluation/return-min', 'evaluation/return-max',
@@ -35,6 +37,9 @@ PROGRESS_COLUMNS = (
     'time_total_s', 'timesteps_per_second',
     'times/epoch', 'times/evaluation',
 )
+# Seconds spent collecting and training (evaluations and checkpoints not
+# counted), as softlearning's column: the axis of per-hour reports.
+PROGRESS_COLUMNS = REQUIRED_COLUMNS + ('training_seconds',)
 
 
 def write_params(folder, params):
@@ -44,7 +49,8 @@ def write_params(folder, params):
 
 
 def evaluation_row(epoch, total_timestep, returns, lengths, time_total_s,
-                   epoch_seconds, evaluation_seconds, epoch_steps):
+                   epoch_seconds, evaluation_seconds, epoch_steps,
+                   training_seconds=None):
     """One progress.csv row (softlearning's column names; standard
     deviation over the episodes with ddof 0, as softlearning's)."""
     n = len(returns)
@@ -65,6 +71,7 @@ def evaluation_row(epoch, total_timestep, returns, lengths, time_total_s,
         'timesteps_per_second': epoch_steps / epoch_seconds,
         'times/epoch': epoch_seconds,
         'times/evaluation': evaluation_seconds,
+        'training_seconds': training_seconds,
     }
 
 
@@ -75,9 +82,16 @@ class ProgressWriter:
 
     def __init__(self, folder, append=False):
         os.makedirs(folder, exist_ok=True)
-        self._file = open(os.path.join(folder, PROGRESS_FILE),
-                          'a' if append else 'w', newline='')
-        self._writer = csv.DictWriter(self._file, PROGRESS_COLUMNS)
+        path = os.path.join(folder, PROGRESS_FILE)
+        columns = PROGRESS_COLUMNS
+        if append and os.path.isfile(path):
+            # Continued under the file's own header (an older run's lacks
+            # training_seconds).
+            with open(path, newline='') as f:
+                columns = next(csv.reader(f), None) or PROGRESS_COLUMNS
+        self._file = open(path, 'a' if append else 'w', newline='')
+        self._writer = csv.DictWriter(self._file, columns,
+                                      extrasaction='ignore')
         if not append:
             self._writer.writeheader()
         self._file.flush()
@@ -101,7 +115,7 @@ def complete_rows(folder):
         return []
     complete = []
     for row in rows:
-        if any(row.get(column) in (None, '') for column in PROGRESS_COLUMNS):
+        if any(row.get(column) in (None, '') for column in REQUIRED_COLUMNS):
             continue
         try:
             complete.append((int(float(row['total_timestep'])), row))
@@ -116,16 +130,20 @@ def last_timestep(folder):
     return rows[-1][0] if rows else None
 
 
-def run_status(folder, steps):
-    """'finished' (params.json, a progress.csv reaching ``steps`` and no
-    error.txt), 'unfinished' (what a run that stopped before left) or
-    'new'."""
+def run_status(folder, steps, training_seconds=None):
+    """'finished' (params.json, a progress.csv reaching ``steps``, or with
+    a budget its ``training_seconds``, and no error.txt), 'unfinished'
+    (what a run that stopped before left) or 'new'."""
     if not os.path.isdir(folder) or not os.listdir(folder):
         return 'new'
-    timestep = last_timestep(folder)
+    rows = complete_rows(folder)
+    last = rows[-1] if rows else None
+    reached = last is not None and (last[0] >= steps or (
+        training_seconds is not None
+        and float(last[1].get('training_seconds') or 0) >= training_seconds))
     if (os.path.isfile(os.path.join(folder, PARAMS_FILE))
             and not os.path.exists(os.path.join(folder, ERROR_FILE))
-            and timestep is not None and timestep >= steps):
+            and reached):
         return 'finished'
     return 'unfinished'
 

@@ -6,9 +6,10 @@ writes its trial folder (peer_trial_folder.py) as it goes.
 
 SPEC_JSON is everything the run needs, written by the host side
 (benchmarks/peers.py, from softlearning's suite and presets): folder, name,
-library, algorithm, gymnasium_id, seed, steps, evaluation {episodes,
-first_seed, interval}, constructor {module, class, policy, kwargs} and
-resume (a checkpoint record to go on from, or null). Standard library and
+library, algorithm, gymnasium_id, seed, steps, training_seconds (a
+per-hour suite's budget of collecting and training, or null), evaluation
+{episodes, first_seed, interval}, constructor {module, class, policy,
+kwargs} and resume (a checkpoint record to go on from, or null). Standard library and
 the peer library only: no setting is decided here.
 """
 
@@ -80,10 +81,14 @@ def train(spec):
     progress = ProgressWriter(spec['folder'], append=bool(resume))
     # (Resumed: time_total_s continues from the checkpoint's.)
     start = time.perf_counter() - (resume['time_total_s'] if resume else 0)
+    budget = spec.get('training_seconds')
 
     class Evaluation(BaseCallback):
         """Evaluates after the update of every ``interval``-th step: at
-        the start of the next collection, or at the end of training."""
+        the start of the next collection, or at the end of training. With
+        a budget, training ends once the seconds spent collecting and
+        training (evaluations and checkpoints not counted) reach it, and
+        that step is evaluated too."""
 
         def __init__(self):
             super().__init__()
@@ -91,21 +96,36 @@ def train(spec):
                                            resume['total_timestep'])
                                           if resume else (0, 0))
             self.last_time = time.perf_counter()
+            self.spent_before = (resume.get('training_seconds', 0.0)
+                                 if resume else 0.0)
+            self.excluded = 0.0
+            self.budget_spent = False
+
+        def _on_training_start(self):
+            self.training_start = time.perf_counter()
+
+        def training_seconds(self):
+            return (self.spent_before + time.perf_counter()
+                    - self.training_start - self.excluded)
 
         def _on_step(self):
+            if budget is not None and self.training_seconds() >= budget:
+                self.budget_spent = True
+                return False  # SB3 ends learn() here
             return True
 
         def _on_rollout_start(self):
             self.maybe_evaluate()
 
         def _on_training_end(self):
-            self.maybe_evaluate()
+            self.maybe_evaluate(final=self.budget_spent)
 
-        def maybe_evaluate(self):
+        def maybe_evaluate(self, final=False):
             step = self.model.num_timesteps
-            if (step == self.last_step
-                    or step % evaluation['interval'] != 0):
+            if step == self.last_step or (
+                    step % evaluation['interval'] != 0 and not final):
                 return
+            spent = self.training_seconds()
             evaluation_start = time.perf_counter()
             returns, lengths = evaluate(
                 self.model, evaluation_environment, evaluation['episodes'],
@@ -116,17 +136,18 @@ def train(spec):
                 self.epoch, step, returns, lengths, now - start,
                 epoch_seconds=now - self.last_time,
                 evaluation_seconds=now - evaluation_start,
-                epoch_steps=step - self.last_step)
+                epoch_steps=step - self.last_step, training_seconds=spent)
             progress.write(row)
             print(f"{spec['name']}  step {step}/{steps}  eval return "
                   f"{row['evaluation/return-mean']:.1f} "
                   f"(std {row['evaluation/return-std']:.1f})  "
                   f"{row['timesteps_per_second']:.1f} steps/s", flush=True)
             self.last_step, self.last_time = step, now
-            if step < steps:
+            if step < steps and not final:
                 save_checkpoint(self.model, spec['folder'], {
                     'total_timestep': step, 'epoch': self.epoch,
-                    'time_total_s': now - start})
+                    'time_total_s': now - start, 'training_seconds': spent})
+            self.excluded += time.perf_counter() - evaluation_start
 
     # Our progress.csv is the record; without a logger of its own, every
     # learn() would leave an empty SB3-<time> folder in the temp directory.

@@ -167,9 +167,12 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
             for seed in seeds:
                 name = trial_name(library, algorithm, environment, seed)
                 folder = os.path.join(output, name)
-                if run_status(folder, suite.steps) == 'finished':
-                    print(f"{name}: finished ({suite.steps} steps), "
-                          "skipped.")
+                if run_status(folder, suite.steps,
+                              training_seconds(suite)) == 'finished':
+                    print(f"{name}: finished ("
+                          + (f"its budget of {suite.budget['training_minutes']}"
+                             " minutes" if suite.budget
+                             else f"{suite.steps} steps") + "), skipped.")
                     continue
                 cell = (algorithm, environment)
                 if cell not in presets:  # one variant per cell
@@ -181,12 +184,18 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
                     'algorithm': algorithm, 'environment': environment,
                     'gymnasium_id': environment_id, 'seed': seed,
                     'steps': suite.steps, 'evaluation': suite.evaluation,
+                    'training_seconds': training_seconds(suite),
                     'config': config,
                     'constructor': constructor(library, algorithm, config)})
     # Seed by seed (as softlearning's suite runs them): an interrupted
     # suite has every algorithm and task for its first seeds.
     runs.sort(key=lambda run: seeds.index(run['seed']))
     return runs
+
+
+def training_seconds(suite):
+    """A per-hour suite's budget per run, in seconds; None without one."""
+    return 60 * suite.budget['training_minutes'] if suite.budget else None
 
 
 def trial_params(suite, versions, run):
@@ -211,6 +220,7 @@ def trial_params(suite, versions, run):
             'gymnasium_id': run['gymnasium_id'],
             'steps': suite.steps,
             'warmup_steps': suite.warmup_steps,
+            **({'budget': suite.budget} if suite.budget else {}),
             'evaluation': {**suite.evaluation, 'deterministic': True,
                            'reward': 'raw environment reward'},
             'constructor': run['constructor'],

@@ -65,6 +65,7 @@ class RLAlgorithm:
                  eval_deterministic=True,
                  eval_seed=None,
                  max_path_length=1000,
+                 training_seconds=None,
                  iteration_callbacks=()):
         if fused_steps % train_every_n_steps:
             raise ValueError(
@@ -93,11 +94,21 @@ class RLAlgorithm:
         self._eval_seed = None if eval_seed is None else int(eval_seed)
         self._max_path_length = int(max_path_length)
         self._iteration_callbacks = list(iteration_callbacks)
+        # A budget of wall-clock seconds spent collecting and training
+        # (evaluations and checkpoints not counted): the run ends once it is
+        # spent, mid-epoch if need be, with that epoch's evaluation
+        # (benchmarks' per-hour suites). None: the epochs alone decide.
+        if training_seconds is not None and not training_seconds > 0:
+            raise ValueError(f"training_seconds must be positive, not "
+                             f"{training_seconds!r}.")
+        self._training_seconds = (None if training_seconds is None
+                                  else float(training_seconds))
 
         # Counters; part of the algorithm's checkpointable state.
         self._epoch = 0
         self._total_timestep = 0
         self._num_train_steps = 0
+        self._training_seconds_spent = 0.0
 
     # Subclass interface ----------------------------------------------------
 
@@ -123,12 +134,15 @@ class RLAlgorithm:
         """Counters a checkpoint needs to continue where training stopped."""
         return {'epoch': self._epoch,
                 'total_timestep': self._total_timestep,
-                'num_train_steps': self._num_train_steps}
+                'num_train_steps': self._num_train_steps,
+                'training_seconds': self._training_seconds_spent}
 
     def set_state(self, state):
         self._epoch = state['epoch']
         self._total_timestep = state['total_timestep']
         self._num_train_steps = state['num_train_steps']
+        # (Checkpoints written before the budget existed lack it.)
+        self._training_seconds_spent = state.get('training_seconds', 0.0)
 
     @property
     def epoch(self):
@@ -141,6 +155,12 @@ class RLAlgorithm:
     @property
     def num_train_steps(self):
         return self._num_train_steps
+
+    @property
+    def budget_spent(self):
+        """Whether the ``training_seconds`` budget is spent."""
+        return (self._training_seconds is not None
+                and self._training_seconds_spent >= self._training_seconds)
 
     def _updates_owed(self, start_timestep, n_steps):
         """Updates for env timesteps start+1 .. start+n: ``n_train_repeat``
@@ -195,9 +215,11 @@ class RLAlgorithm:
             callback_diagnostics.update(callback(self, self._epoch) or {})
         self._sampler.start_epoch()
         steps_done = 0
-        while steps_done < self._epoch_length:
+        while steps_done < self._epoch_length and not self.budget_spent:
             n_steps = self._steps_until_boundary(steps_done)
+            start = time.perf_counter()
             self._collect_and_train(n_steps, timer, training_stats)
+            self._training_seconds_spent += time.perf_counter() - start
             steps_done += n_steps
 
         with timer('evaluation'):
@@ -209,7 +231,10 @@ class RLAlgorithm:
         timer.seconds['epoch'] = time.perf_counter() - epoch_start
         diagnostics['times'] = timer.seconds
         diagnostics['timesteps_per_second'] = (
-            self._epoch_length / timer.seconds['epoch'])
+            steps_done / timer.seconds['epoch'])
+        # Seconds spent collecting and training since the run began: the
+        # axis of return against training time.
+        diagnostics['training_seconds'] = self._training_seconds_spent
         diagnostics['epoch'] = self._epoch
         diagnostics['total_timestep'] = self._total_timestep
         diagnostics['num_train_steps'] = self._num_train_steps
@@ -218,7 +243,7 @@ class RLAlgorithm:
     def train(self):
         """Generator over epochs, starting from the current epoch counter
         (so a restored algorithm continues where it stopped)."""
-        while self._epoch < self._n_epochs:
+        while self._epoch < self._n_epochs and not self.budget_spent:
             yield self._run_epoch()
 
     # Evaluation and diagnostics ------------------------------------------

@@ -42,9 +42,12 @@ def plot_aggregate_metrics(metrics, confidence=0.95, dpi=100):
     return figure
 
 
-def plot_sample_efficiency(curves, confidence=0.95, dpi=100):
-    """IQM of normalized scores against environment steps, one line per
-    agent with its confidence band."""
+def plot_sample_efficiency(curves, confidence=0.95, dpi=100,
+                           x_label='environment steps',
+                           title='Sample efficiency'):
+    """IQM of normalized scores against environment steps (or, with
+    ``x_label``, minutes of training), one line per agent with its
+    confidence band."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import EngFormatter
     colors = _colors(list(curves))
@@ -55,12 +58,12 @@ def plot_sample_efficiency(curves, confidence=0.95, dpi=100):
                   linewidth=1.8, marker='o' if len(steps) < 2 else None)
         axes.fill_between(steps, lows, highs, color=colors[agent],
                           alpha=0.2, linewidth=0)
-    axes.set_xlabel('environment steps')
+    axes.set_xlabel(x_label)
     axes.set_ylabel('IQM of normalized score')
     axes.xaxis.set_major_formatter(EngFormatter(sep=''))
     axes.grid(alpha=0.3)
     axes.legend(loc='best', fontsize='small')
-    axes.set_title(f'Sample efficiency: IQM with {confidence:.0%} '
+    axes.set_title(f'{title}: IQM with {confidence:.0%} '
                    'stratified bootstrap CIs')
     return figure
 

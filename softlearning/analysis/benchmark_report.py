@@ -23,10 +23,11 @@ from .benchmark_figures import (plot_aggregate_metrics,
                                 plot_performance_profiles,
                                 plot_sample_efficiency)
 from .benchmark_runs import agents_and_tasks, collect_runs
-from .benchmark_statistics import (aggregate_metrics,
+from .benchmark_statistics import (aggregate_metrics, budget_minutes,
                                    improvement_probabilities,
                                    normalized_scores, profile_taus,
-                                   scores_by_step, unequal_runs_notices)
+                                   scores_by_step, scores_by_time,
+                                   unequal_runs_notices)
 from .reference_scores import REFERENCE_SCORES
 from .results import ResultsError, format_value
 
@@ -37,6 +38,8 @@ IMPROVEMENT_FILE = 'improvement.csv'
 FIGURES = {'aggregates': 'aggregate_metrics.png',
            'sample_efficiency': 'sample_efficiency.png',
            'profiles': 'performance_profiles.png'}
+# Per-hour suites' runs also get return against minutes of training.
+TIME_FIGURE = {'training_time': 'return_per_training_time.png'}
 
 
 @dataclasses.dataclass
@@ -124,12 +127,17 @@ def _improvement_section(probabilities, confidence):
 
 def format_report(runs, scores, metrics, notices, steps, reps, seed,
                   confidence, protocol, figures, table=None, notes=(),
-                  probabilities=None):
+                  probabilities=None, minutes=None):
     table = REFERENCE_SCORES if table is None else table
     agents, tasks = agents_and_tasks(runs)
     where = ('the evaluation at each run\'s planned length (benchmark.steps)'
              if steps is None else
              f'the last evaluation at or before {steps} steps')
+    if minutes is not None:
+        where = (f'its last evaluation, when its training budget of '
+                 f'{format_value(minutes)} minutes (collecting and training, '
+                 'evaluations not counted) was spent or it reached '
+                 'benchmark.steps')
     lines = [
         '# Learning-quality report', '',
         f'{len(runs)} runs: {len(agents)} agent'
@@ -167,6 +175,13 @@ def format_report(runs, scores, metrics, notices, steps, reps, seed,
         'evaluated there (steps where one of the agent\'s tasks has no run '
         'are left out).', '',
         f"![Sample efficiency]({figures['sample_efficiency']})", '',
+        *([] if minutes is None else [
+            '## Return against training time', '',
+            'IQM of normalized scores at each tenth of the budget: each '
+            'run\'s last evaluation within that many minutes of collecting '
+            'and training.', '',
+            f"![Return against training time]({figures['training_time']})",
+            '']),
         '## Performance profiles', '',
         'The fraction of runs x tasks whose normalized final score is '
         'above each threshold.', '',
@@ -228,18 +243,29 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
     curves = {agent: aggregates.sample_efficiency_curve(
         scores_by_step(runs, agent, table), aggregates.iqm, reps,
         confidence, seed) for agent in agents}
+    minutes = budget_minutes(runs) if steps is None else None
+    figures = dict(FIGURES)
+    plots = [('aggregates', plot_aggregate_metrics(metrics, confidence)),
+             ('sample_efficiency', plot_sample_efficiency(curves,
+                                                          confidence))]
+    if minutes is not None:
+        figures.update(TIME_FIGURE)
+        plots.append(('training_time', plot_sample_efficiency(
+            {agent: aggregates.sample_efficiency_curve(
+                scores_by_time(runs, agent, minutes, table), aggregates.iqm,
+                reps, confidence, seed) for agent in agents}, confidence,
+            x_label='minutes of training',
+            title='Return against training time')))
     taus = profile_taus(scores)
     profiles = {agent: aggregates.performance_profile_with_ci(
         list(scores[agent].values()), taus, reps, confidence, seed)
         for agent in agents}
 
+    plots.append(('profiles', plot_performance_profiles(taus, profiles,
+                                                        confidence)))
     os.makedirs(output_dir, exist_ok=True)
-    for key, figure in (
-            ('aggregates', plot_aggregate_metrics(metrics, confidence)),
-            ('sample_efficiency', plot_sample_efficiency(curves, confidence)),
-            ('profiles', plot_performance_profiles(taus, profiles,
-                                                   confidence))):
-        figure.savefig(os.path.join(output_dir, FIGURES[key]),
+    for key, figure in plots:
+        figure.savefig(os.path.join(output_dir, figures[key]),
                        dpi=figure.dpi)
     _write_aggregates_csv(metrics, scores,
                           os.path.join(output_dir, AGGREGATES_FILE))
@@ -249,8 +275,9 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
     protocol = _evaluation_protocol(
         [trial.params for trial in trials if trial.path in used])
     markdown = format_report(runs, scores, metrics, notices, steps, reps,
-                             seed, confidence, protocol, FIGURES, table,
-                             curve_notes(runs, curves), probabilities)
+                             seed, confidence, protocol, figures, table,
+                             curve_notes(runs, curves), probabilities,
+                             minutes)
     report = Report(markdown, notices, output_dir)
     with open(report.path, 'w') as f:
         f.write(markdown)

@@ -17,6 +17,10 @@ LABEL_KEY = 'benchmark.label'
 ALGORITHM_KEY = 'benchmark.algorithm'
 TASK_KEY = 'benchmark.environment'
 LENGTH_KEY = 'benchmark.steps'
+# A per-hour suite's budget (minutes of collecting and training per run),
+# and the column of the seconds each run had spent at each evaluation.
+BUDGET_KEY = 'benchmark.budget.training_minutes'
+SECONDS_COLUMN = 'training_seconds'
 SEED_KEY = 'run_params.seed'
 REQUIRED_KEYS = (LIBRARY_KEY, ALGORITHM_KEY, TASK_KEY, LENGTH_KEY)
 
@@ -52,6 +56,10 @@ class Run:
     final_return: float
     steps: np.ndarray    # its evaluations up to ``step``
     returns: np.ndarray
+    # Training seconds spent at each of those evaluations (NaN where the
+    # run did not record them), and a per-hour suite's budget in minutes.
+    seconds: np.ndarray = None
+    budget_minutes: float = None
 
     @property
     def agent(self):
@@ -86,15 +94,28 @@ def check_benchmark_trials(trials):
 
 
 def _evaluations(trial):
-    """The trial's (steps, returns), one per evaluation, sorted by step."""
+    """The trial's (steps, returns, training seconds), one per evaluation,
+    sorted by step (seconds NaN where the run did not record them)."""
     progress = trial.progress
     if STEPS_COLUMN not in progress or DEFAULT_METRIC not in progress:
-        return np.empty(0), np.empty(0)
+        return np.empty(0), np.empty(0), np.empty(0)
     points = (progress[[STEPS_COLUMN, DEFAULT_METRIC]].dropna()
+              .assign(seconds=progress.get(SECONDS_COLUMN, np.nan))
               .drop_duplicates(STEPS_COLUMN, keep='last')
               .sort_values(STEPS_COLUMN))
     return (points[STEPS_COLUMN].to_numpy(float),
-            points[DEFAULT_METRIC].to_numpy(float))
+            points[DEFAULT_METRIC].to_numpy(float),
+            points['seconds'].to_numpy(float))
+
+
+def _spent_its_budget(trial, seconds):
+    """Whether a per-hour run ended: its budget spent (or Tune marked it
+    done: it reached its steps first)."""
+    minutes = trial.params.get(BUDGET_KEY)
+    progress = trial.progress
+    done = ('done' in progress and len(progress)
+            and bool(progress['done'].iloc[-1]))
+    return done or (len(seconds) and np.nanmax(seconds) >= 60 * minutes)
 
 
 def final_score(trial, steps=None):
@@ -103,12 +124,18 @@ def final_score(trial, steps=None):
     Without ``steps``: the evaluation at the run's planned length
     (benchmark.steps); a run without it has not finished. With ``steps``:
     the last evaluation at or before that many steps, from a run that got
-    at least that far (or to its own end, if shorter)."""
+    at least that far (or to its own end, if shorter). A per-hour suite's
+    run (without ``steps``): its last evaluation, once its budget is spent."""
     length = trial.params[LENGTH_KEY]
-    at, returns = _evaluations(trial)
+    at, returns, seconds = _evaluations(trial)
     reached = (f"last evaluation at {at[-1]:.0f}" if len(at)
                else 'no evaluation yet')
-    if steps is None:
+    if steps is None and trial.params.get(BUDGET_KEY) is not None:
+        if not len(at) or not _spent_its_budget(trial, seconds):
+            return None, (f"unfinished, {reached}, its budget of "
+                          f"{trial.params[BUDGET_KEY]} minutes not spent")
+        index = len(at) - 1
+    elif steps is None:
         if not (at == length).any():
             return None, f"unfinished, {reached} of {length} steps"
         index = int(np.flatnonzero(at == length)[0])
@@ -141,11 +168,12 @@ def collect_runs(trials, steps=None):
                            f"{seed}): {why_not}.")
             continue
         step, final_return = score
-        at, returns = _evaluations(trial)
+        at, returns, seconds = _evaluations(trial)
         kept = at <= step
         runs.append(Run(identity, task, seed, trial.path,
                         trial.params[LENGTH_KEY], step, final_return,
-                        at[kept], returns[kept]))
+                        at[kept], returns[kept], seconds[kept],
+                        trial.params.get(BUDGET_KEY)))
     if not runs:
         raise ResultsError(
             f"No run finished: none of the {len(trials)} benchmark trials "

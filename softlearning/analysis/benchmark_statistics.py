@@ -10,6 +10,7 @@ import numpy as np
 
 from . import aggregates
 from .reference_scores import REFERENCE_SCORES, normalize
+from .results import ResultsError
 
 HOME_LIBRARY = 'softlearning'
 PROFILE_POINTS = 101
@@ -104,6 +105,45 @@ def scores_by_step(runs, agent, table=None):
             at.setdefault(step, {}).setdefault(run.task, []).append(value)
     return {step: [normalize(task, by_task[task], table) for task in tasks]
             for step, by_task in sorted(at.items())
+            if all(task in by_task for task in tasks)}
+
+
+# A per-hour curve's points: this many fractions of the budget.
+TIME_POINTS = 10
+
+
+def budget_minutes(runs):
+    """The per-hour budget the runs share, or None for runs by steps."""
+    budgets = {run.budget_minutes for run in runs}
+    if budgets == {None}:
+        return None
+    if len(budgets) > 1:
+        raise ResultsError(
+            f"The runs have different training budgets "
+            f"({', '.join(str(b) for b in sorted(budgets, key=str))} "
+            "minutes): report each suite on its own.")
+    return budgets.pop()
+
+
+def scores_by_time(runs, agent, minutes, table=None):
+    """{minutes of training: per-task normalized returns} of the agent's
+    runs at ``TIME_POINTS`` fractions of a budget of ``minutes``: each
+    run's return is its last evaluation taken within that much training
+    time (a run with no evaluation yet by then does not count there).
+    Points where one of the agent's tasks has no run are left out."""
+    table = REFERENCE_SCORES if table is None else table
+    mine = [run for run in runs if run.agent == agent]
+    tasks = sorted({run.task for run in mine})
+    at = {}
+    for point in np.linspace(minutes / TIME_POINTS, minutes, TIME_POINTS):
+        for run in mine:
+            seconds = np.nan_to_num(run.seconds, nan=np.inf)
+            within = np.flatnonzero(seconds <= 60 * point + 1e-9)
+            if len(within):
+                at.setdefault(float(point), {}).setdefault(
+                    run.task, []).append(run.returns[within[-1]])
+    return {point: [normalize(task, by_task[task], table) for task in tasks]
+            for point, by_task in sorted(at.items())
             if all(task in by_task for task in tasks)}
 
 

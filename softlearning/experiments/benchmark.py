@@ -17,6 +17,9 @@ A suite file (YAML, or JSON for a .json name):
     config: {}                        # --config overrides for every run
     label: ''                         # names the overrides in reports; default:
                                       # from config, e.g. "fused_steps=1"
+    budget: {training_minutes: 30}    # optional: each run trains this long (wall
+                                      # clock of collecting and training; evaluations
+                                      # not counted), `steps` at most
 
 Every evaluation runs the same episodes (the same reset seeds) for every
 algorithm, seed and peer library (benchmarks/peers.py follows the same
@@ -45,7 +48,9 @@ from .errors import ExperimentError
 DEFAULT_EVALUATION = {'episodes': 10, 'first_seed': 1000, 'interval': 5000}
 DEFAULT_WARMUP_STEPS = 10000
 SUITE_KEYS = ('name', 'algorithms', 'environments', 'seeds', 'steps',
-              'warmup_steps', 'evaluation', 'options', 'config', 'label')
+              'warmup_steps', 'evaluation', 'options', 'config', 'label',
+              'budget')
+BUDGET_KEYS = ('training_minutes',)
 # What the suite sets itself, by the variant entries it writes.
 PROTOCOL_KEYS = {
     'algorithm_params.config.epoch_length': 'evaluation.interval',
@@ -54,6 +59,7 @@ PROTOCOL_KEYS = {
     'algorithm_params.config.eval_seed': 'evaluation.first_seed',
     'algorithm_params.config.eval_deterministic': 'the protocol',
     'algorithm_params.config.n_initial_exploration_steps': 'warmup_steps',
+    'algorithm_params.config.training_seconds': 'budget',
     'run_params.seed': 'seeds',
 }
 PROTOCOL_OPTIONS = ('algorithm', 'universe', 'domain', 'task', 'seed',
@@ -81,6 +87,7 @@ class Suite:
     options: dict
     config: dict
     label: str = ''         # '' for the defaults
+    budget: dict = None     # {'training_minutes': m}, or None: steps alone
 
     def cells(self):
         """[(algorithm, (universe, domain, task))], algorithms outermost."""
@@ -90,8 +97,9 @@ class Suite:
     def as_dict(self):
         entries = {**dataclasses.asdict(self), 'environments': [
             '/'.join(environment) for environment in self.environments]}
-        if not self.label:  # as suites were written before labels
-            del entries['label']
+        for key in ('label', 'budget'):  # as suites written before them
+            if not entries[key]:
+                del entries[key]
         return entries
 
 
@@ -199,6 +207,7 @@ def load_suite(path, name=None):
     label = suite.get('label', config_label(config))
     if not isinstance(label, str):
         raise SuiteError(f"{path}: 'label' must be a string, got {label!r}.")
+    budget = _budget(path, suite.get('budget'))
     return Suite(
         name=name or suite.get('name') or os.path.splitext(
             os.path.basename(path))[0],
@@ -210,7 +219,21 @@ def load_suite(path, name=None):
         steps=steps, warmup_steps=warmup, evaluation=evaluation,
         options={key.replace('-', '_'): value
                  for key, value in options.items()},
-        config=dict(config), label=label.strip())
+        config=dict(config), label=label.strip(), budget=budget)
+
+
+def _budget(path, budget):
+    if budget is None:
+        return None
+    if not isinstance(budget, dict) or set(budget) != set(BUDGET_KEYS):
+        raise SuiteError(f"{path}: 'budget' must be a mapping of "
+                         f"{', '.join(BUDGET_KEYS)}, got {budget!r}.")
+    minutes = budget['training_minutes']
+    if (not isinstance(minutes, (int, float)) or isinstance(minutes, bool)
+            or not minutes > 0):
+        raise SuiteError(f"{path}: 'budget.training_minutes' must be a "
+                         f"positive number, got {minutes!r}.")
+    return {'training_minutes': minutes}
 
 
 def config_label(config):
@@ -242,6 +265,8 @@ def protocol_config(suite):
         'algorithm_params.config.eval_deterministic': True,
         'algorithm_params.config.n_initial_exploration_steps': (
             suite.warmup_steps),
+        **({'algorithm_params.config.training_seconds':
+            60 * suite.budget['training_minutes']} if suite.budget else {}),
     }
 
 
@@ -257,6 +282,7 @@ def benchmark_entry(suite, algorithm, environment, library='softlearning'):
         'algorithm': algorithm, 'environment': '/'.join(environment),
         'run': f'{algorithm}-{domain}-{task}',
         'steps': suite.steps, 'warmup_steps': suite.warmup_steps,
+        **({'budget': suite.budget} if suite.budget else {}),
         'evaluation': {**suite.evaluation, 'deterministic': True,
                        'reward': 'raw environment reward'},
     }

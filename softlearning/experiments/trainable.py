@@ -228,7 +228,8 @@ class ExperimentRunner(tune.Trainable):
         if ray.is_initialized():
             # Which node of a cluster the trial ran on.
             diagnostics['node_id'] = ray.get_runtime_context().get_node_id()
-        diagnostics['done'] = diagnostics['epoch'] >= self._n_epochs
+        diagnostics['done'] = (diagnostics['epoch'] >= self._n_epochs
+                               or self.algorithm.budget_spent)
         remove_autograph_files()
         return diagnostics
 
