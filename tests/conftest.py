@@ -45,9 +45,10 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The longest test files first (tests/file_durations.py says why)."""
+    """Learning tests first, then timing-sensitive ones, each group's
+    longest files first (tests/file_durations.py says why)."""
     import file_durations
-    items[:] = file_durations.longest_first(items, file_durations.load())
+    items[:] = file_durations.start_order(items, file_durations.load())
 
 
 @pytest.fixture(scope='module', autouse=True)

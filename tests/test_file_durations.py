@@ -14,13 +14,25 @@ def test_per_file_seconds_from_pytest_durations_lines():
                                             'tests/test_b.py': 0.5}
 
 
-def test_longest_files_first_each_file_in_its_order():
-    items = [SimpleNamespace(nodeid=nodeid) for nodeid in (
-        'tests/test_a.py::one', 'tests/test_b.py::one', 'tests/test_a.py::two',
-        'tests/test_new.py::one', 'tests/test_b.py::two')]
-    ordered = file_durations.longest_first(
-        items, {'tests/test_a.py': 5.0, 'tests/test_b.py': 50.0})
+class Item:
+    def __init__(self, nodeid, *markers):
+        self.nodeid, self.markers = nodeid, markers
+
+    def iter_markers(self):
+        return [SimpleNamespace(name=name) for name in self.markers]
+
+
+def test_learning_then_timing_files_then_the_rest_each_longest_first():
+    items = [Item('tests/test_a.py::one'), Item('tests/test_b.py::one'),
+             Item('tests/test_a.py::two'), Item('tests/test_new.py::one'),
+             Item('tests/test_b.py::two'),
+             Item('tests/test_wait.py::one', 'slow', 'timing'),
+             Item('tests/test_learn.py::one', 'learning')]
+    ordered = file_durations.start_order(
+        items, {'tests/test_a.py': 5.0, 'tests/test_b.py': 50.0,
+                'tests/test_wait.py': 1.0, 'tests/test_learn.py': 2.0})
     assert [item.nodeid for item in ordered] == [
+        'tests/test_learn.py::one', 'tests/test_wait.py::one',
         'tests/test_b.py::one', 'tests/test_b.py::two',
         'tests/test_a.py::one', 'tests/test_a.py::two',
         'tests/test_new.py::one']

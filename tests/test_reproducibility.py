@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 # Figures that measure time or name a process, which differ between runs.
 NOT_LEARNING = ('time', 'timestamp', 'timesteps_per_second', 'pid',
-                'times/', 'learning_rates/')
+                'times/', 'learning_rates/', 'training_seconds')
 
 
 def learning_columns(progress):

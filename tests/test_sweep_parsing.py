@@ -103,7 +103,8 @@ def _parse_error(capsys, *argv):
      "max_path_length, min_pool_size, n_epochs, n_initial_exploration_steps, "
      "n_train_repeat, policy_delay, policy_lr, reward_normalization, "
      "reward_scale, target_entropy, target_entropy_per_dimension, "
-     "target_update_interval, tau, train_every_n_steps. Did you mean "
+     "target_update_interval, tau, train_every_n_steps, "
+     "training_seconds. Did you mean "
      "'discount'?"),
     ('Q_params.config.hidden_layer_size=[8]',
      "Did you mean 'hidden_layer_sizes'?"),
