@@ -81,10 +81,12 @@ def test_sql_learns_a_multimodal_policy_and_plots_it(tmp_path):
     seeds in calibration/learning.json), on the test seed."""
     spec = CASES['SQL multi-goal']
     seed = learning_seed()
-    result = run_cli('run_example_local', *spec['command'], '--seed', seed,
+    # In-process, as the learning tests train (test_learning.py's
+    # evaluation_returns says why).
+    result = run_cli('run_example_debug', *spec['command'], '--mode', 'local',
+                     '--run-eagerly', 'false', '--seed', seed,
                      '--n-epochs', spec['epochs'], '--local-dir', tmp_path,
-                     '--cpus', '1', '--trial-cpus', '1', '--verbose', '0',
-                     timeout=1200)
+                     '--trial-cpus', '1', timeout=1200)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     (trial_dir,) = trial_dirs(tmp_path)
     returns = read_progress(trial_dir)['evaluation/return-mean'].tolist()
