@@ -168,7 +168,7 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
                 name = trial_name(library, algorithm, environment, seed)
                 folder = os.path.join(output, name)
                 if run_status(folder, suite.steps,
-                              training_seconds(suite)) == 'finished':
+                              suite.training_seconds) == 'finished':
                     print(f"{name}: finished ("
                           + (f"its budget of {suite.budget['training_minutes']}"
                              " minutes" if suite.budget
@@ -184,18 +184,13 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
                     'algorithm': algorithm, 'environment': environment,
                     'gymnasium_id': environment_id, 'seed': seed,
                     'steps': suite.steps, 'evaluation': suite.evaluation,
-                    'training_seconds': training_seconds(suite),
+                    'training_seconds': suite.training_seconds,
                     'config': config,
                     'constructor': constructor(library, algorithm, config)})
     # Seed by seed (as softlearning's suite runs them): an interrupted
     # suite has every algorithm and task for its first seeds.
     runs.sort(key=lambda run: seeds.index(run['seed']))
     return runs
-
-
-def training_seconds(suite):
-    """A per-hour suite's budget per run, in seconds; None without one."""
-    return 60 * suite.budget['training_minutes'] if suite.budget else None
 
 
 def trial_params(suite, versions, run):

@@ -89,6 +89,13 @@ class Suite:
     label: str = ''         # '' for the defaults
     budget: dict = None     # {'training_minutes': m}, or None: steps alone
 
+    @property
+    def training_seconds(self):
+        """Each run's budget of collecting and training, in seconds; None
+        without a budget."""
+        return (60 * self.budget['training_minutes'] if self.budget
+                else None)
+
     def cells(self):
         """[(algorithm, (universe, domain, task))], algorithms outermost."""
         return [(algorithm, environment) for algorithm in self.algorithms
@@ -266,7 +273,7 @@ def protocol_config(suite):
         'algorithm_params.config.n_initial_exploration_steps': (
             suite.warmup_steps),
         **({'algorithm_params.config.training_seconds':
-            60 * suite.budget['training_minutes']} if suite.budget else {}),
+            suite.training_seconds} if suite.budget else {}),
     }
 
 
