@@ -103,8 +103,14 @@ def scores_by_step(runs, agent, table=None):
     for run in mine:
         for step, value in zip(run.steps, run.returns):
             at.setdefault(step, {}).setdefault(run.task, []).append(value)
-    return {step: [normalize(task, by_task[task], table) for task in tasks]
-            for step, by_task in sorted(at.items())
+    return _where_every_task_has_runs(at, tasks, table)
+
+
+def _where_every_task_has_runs(at, tasks, table):
+    """{point: per-task normalized returns} of ``at`` ({point: {task:
+    returns}}), for the points where every task has a run."""
+    return {point: [normalize(task, by_task[task], table) for task in tasks]
+            for point, by_task in sorted(at.items())
             if all(task in by_task for task in tasks)}
 
 
@@ -135,16 +141,15 @@ def scores_by_time(runs, agent, minutes, table=None):
     mine = [run for run in runs if run.agent == agent]
     tasks = sorted({run.task for run in mine})
     at = {}
-    for point in np.linspace(minutes / TIME_POINTS, minutes, TIME_POINTS):
-        for run in mine:
-            seconds = np.nan_to_num(run.seconds, nan=np.inf)
+    for run in mine:
+        seconds = np.nan_to_num(run.seconds, nan=np.inf)
+        for point in np.linspace(minutes / TIME_POINTS, minutes,
+                                 TIME_POINTS):
             within = np.flatnonzero(seconds <= 60 * point + 1e-9)
             if len(within):
                 at.setdefault(float(point), {}).setdefault(
                     run.task, []).append(run.returns[within[-1]])
-    return {point: [normalize(task, by_task[task], table) for task in tasks]
-            for point, by_task in sorted(at.items())
-            if all(task in by_task for task in tasks)}
+    return _where_every_task_has_runs(at, tasks, table)
 
 
 def profile_taus(scores):
