@@ -226,12 +226,24 @@ def constructor_arguments(library, algorithm, config):
     return arguments
 
 
-def constructor(library, algorithm, config):
-    """params.json's ``benchmark.constructor``: what the worker builds."""
+def peer_default_arguments(library, config):
+    """The peer's keyword arguments at its own defaults (``--peer-defaults``):
+    only what the protocol fixes, its warm-up of uniform random steps."""
+    arguments = {'learning_starts': config['n_initial_exploration_steps'],
+                 'verbose': 0}
+    if library == 'sb3':
+        arguments['device'] = 'cpu'
+    return arguments
+
+
+def constructor(library, algorithm, config, peer_defaults=False):
+    """params.json's ``benchmark.constructor``: what the worker builds;
+    ``peer_defaults``: the peer's own settings but for the protocol's."""
     return {
         # The module goes with the library, the class with the algorithm:
         # neither names a configuration of its own.
         'module': LIBRARY_MODULES[library],
         'class': PEER_CLASSES[algorithm],
         'policy': 'MlpPolicy',
-        'kwargs': constructor_arguments(library, algorithm, config)}
+        'kwargs': (peer_default_arguments(library, config) if peer_defaults
+                   else constructor_arguments(library, algorithm, config))}

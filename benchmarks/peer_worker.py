@@ -61,11 +61,12 @@ def train(spec):
         torch.set_num_threads(1)
     Algorithm = getattr(importlib.import_module(constructor['module']),
                         constructor['class'])
-    policy_kwargs = kwargs['policy_kwargs']
-    module, names = ACTIVATIONS[spec['library']]
-    policy_kwargs['activation_fn'] = getattr(
-        importlib.import_module(module),
-        names[policy_kwargs['activation_fn']])
+    policy_kwargs = kwargs.get('policy_kwargs', {})  # none: the peer's
+    if 'activation_fn' in policy_kwargs:
+        module, names = ACTIVATIONS[spec['library']]
+        policy_kwargs['activation_fn'] = getattr(
+            importlib.import_module(module),
+            names[policy_kwargs['activation_fn']])
     noise = kwargs.pop('action_noise', None)
     environment_id, steps = spec['gymnasium_id'], spec['steps']
     training_environment = gym.make(environment_id)

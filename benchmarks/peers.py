@@ -15,7 +15,7 @@ sides are the same agent (examples/benchmarks/tqc_50k.yaml).
     python benchmarks/peers.py SUITE_FILE \\
         --peer-python /tmp/peers/bin/python [--library sbx|sb3] \\
         [--output DIR] [--parallel N] [--algorithms SAC,TD3] \\
-        [--environments gym/Hopper/v5,...] [--seeds 0,1]
+        [--environments gym/Hopper/v5,...] [--seeds 0,1] [--peer-defaults]
 
 Neither peer is a dependency of softlearning. Install them in any Python
 environment and point ``--peer-python`` at its interpreter:
@@ -77,6 +77,13 @@ target policy noise 0.2 clipped at 0.5, policy and targets updated every 2
 updates. SBX's and SB3's defaults that differ and are set here:
 ``learning_starts`` (100 in both), TD3's ``action_noise`` (none), SB3 TD3's
 ``net_arch`` ([400, 300]).
+
+``--peer-defaults``: the peer at its own defaults instead (SBX's CrossQ:
+1024-wide critics, its learning rates and delays), the protocol alone
+imposed (the warm-up, the evaluations, the budget); for per-hour suites,
+where a budget bounds every run's cost whatever its sizes and each library
+runs its own defaults. params.json then records the protocol's settings
+and the peer's constructor arguments only.
 
 What still differs and cannot be set through the peers' arguments:
 
@@ -148,10 +155,12 @@ def select(values, chosen, what):
     return [value for value in values if value in chosen]
 
 
-def plan_runs(suite, library, output, algorithms, environments, seeds):
+def plan_runs(suite, library, output, algorithms, environments, seeds,
+              peer_defaults=False):
     """The runs to start, each with its settings and the peer's
-    constructor; prints what is skipped. SuiteError (before any run
-    starts) for settings the peer cannot take."""
+    constructor (``peer_defaults``: at the peer's own defaults); prints
+    what is skipped. SuiteError (before any run starts) for settings the
+    peer cannot take."""
     runs, presets = [], {}
     for algorithm in algorithms:
         if algorithm not in ALGORITHMS:
@@ -175,7 +184,9 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
                              else f"{suite.steps} steps") + "), skipped.")
                     continue
                 cell = (algorithm, environment)
-                if cell not in presets:  # one variant per cell
+                if peer_defaults:
+                    presets[cell] = {'peer_defaults': True}
+                elif cell not in presets:  # one variant per cell
                     presets[cell] = preset_settings(algorithm, environment)
                 config = settings(algorithm, environment, suite,
                                   presets[cell])
@@ -186,7 +197,8 @@ def plan_runs(suite, library, output, algorithms, environments, seeds):
                     'steps': suite.steps, 'evaluation': suite.evaluation,
                     'training_seconds': suite.training_seconds,
                     'config': config,
-                    'constructor': constructor(library, algorithm, config)})
+                    'constructor': constructor(library, algorithm, config,
+                                               peer_defaults)})
     # Seed by seed (as softlearning's suite runs them): an interrupted
     # suite has every algorithm and task for its first seeds.
     runs.sort(key=lambda run: seeds.index(run['seed']))
@@ -250,6 +262,10 @@ def _parser():
                              'gym/Hopper/v5,gym/Walker2d/v5.')
     parser.add_argument('--seeds', nargs='+', default=None,
                         help="A subset of the suite's, e.g. 0,1.")
+    parser.add_argument('--peer-defaults', action='store_true',
+                        help="The peer at its own defaults, the protocol "
+                             "alone imposed (per-hour suites), instead of "
+                             "softlearning's preset settings.")
     return parser
 
 
@@ -290,7 +306,7 @@ def main(argv=None):
                                          suite.name, args.library)
     try:
         runs = plan_runs(suite, args.library, output, algorithms,
-                         environments, seeds)
+                         environments, seeds, args.peer_defaults)
     except ExperimentError as error:
         parser.error(str(error))
     if not runs:

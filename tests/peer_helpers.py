@@ -39,10 +39,10 @@ def write_suite(tmp_path, text=SUITE, name='suite.yaml'):
 
 
 def plan_one(suite, output, algorithm='SAC', environment='gym/Pendulum/v1',
-             seed=0, library='sbx'):
+             seed=0, library='sbx', peer_defaults=False):
     """The one run peers.py would start for this cell and seed."""
     (run,) = peers.plan_runs(suite, library, str(output), [algorithm],
-                             [environment], [seed])
+                             [environment], [seed], peer_defaults)
     return run
 
 

@@ -153,7 +153,9 @@ def test_committed_peer_runs_have_todays_settings():
         suite = load_suite(os.path.join(REPO_ROOT, 'examples', 'benchmarks',
                                         f'{cell[0]}.yaml'))
         run = plan_one(suite, '/nonexistent', cell[2], cell[3],
-                       committed['run_params']['seed'], cell[1])
+                       committed['run_params']['seed'], cell[1],
+                       committed['algorithm_params']['config'].get(
+                           'peer_defaults', False))
         written = peers.trial_params(suite, benchmark['versions'], run)
         assert json.loads(json.dumps(written)) == committed, path
     assert len(checked) >= 4
@@ -193,6 +195,22 @@ def test_crossq_at_softlearnings_preset(suite, tmp_path):
     assert arguments['policy_kwargs']['net_arch'] == {
         'pi': [256, 256], 'qf': [crossq_preset.CRITIC_WIDTH] * 2}
     assert 'tau' not in arguments
+
+
+@pytest.mark.parametrize('library', ['sbx', 'sb3'])
+def test_peer_defaults_impose_the_protocol_alone(suite, tmp_path, library):
+    """--peer-defaults (per-hour suites): the peer's constructor gets the
+    warm-up and nothing of softlearning's presets; params.json says so."""
+    run = plan_one(suite, tmp_path, 'SAC', 'gym/Hopper/v5', library=library,
+                   peer_defaults=True)
+    expected = {'learning_starts': suite.warmup_steps, 'verbose': 0}
+    if library == 'sb3':
+        expected['device'] = 'cpu'
+    assert run['constructor']['kwargs'] == expected
+    assert run['config']['peer_defaults'] is True
+    assert 'hidden_layer_sizes' not in run['config']
+    assert run['config']['n_epochs'] == (suite.steps
+                                         // suite.evaluation['interval'])
 
 
 def test_sbx_tqc_runs_only_against_a_two_critic_suite(tmp_path):

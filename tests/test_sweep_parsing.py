@@ -99,7 +99,7 @@ def _parse_error(capsys, *argv):
      "adam_beta1, alpha_lr, augmentation_pad, batch_size, discount, epoch_length, "
      "eval_deterministic, eval_n_episodes, eval_seed, fused_steps, "
      "initial_alpha, "
-     "jit_compile, "
+     "jit_compile, lr_decay_to, "
      "max_path_length, min_pool_size, n_epochs, n_initial_exploration_steps, "
      "n_train_repeat, policy_delay, policy_lr, reward_normalization, "
      "reward_scale, target_entropy, target_entropy_per_dimension, "

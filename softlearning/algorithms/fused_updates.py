@@ -74,7 +74,9 @@ from softlearning.value_functions import clone_Q_functions
 from .categorical_critics import (critics_support, cross_entropy,
                                   expected_values, project_onto_support,
                                   smallest_critic_probabilities)
-from .reward_normalization import ReturnScale
+from .discounts import resolve_discount
+from .learning_rate_decay import LinearDecay, run_updates
+from .reward_normalization import RewardScale
 from .rl_algorithm import RLAlgorithm
 
 
@@ -140,6 +142,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                  augmentation_pad=None,
                  adam_beta1=0.9,
                  reward_normalization=None,
+                 lr_decay_to=None,
                  seed=None,
                  **kwargs):
         """``augmentation_pad``: pixel agents' random-shift augmentation
@@ -147,7 +150,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         many pixels; None or 0 for none. ``reward_normalization``:
         SimbaV2's scaling of rewards by the spread of the discounted return
         (reward_normalization.py), ``{"g_max": 5.0}``; it multiplies
-        ``reward_scale``. None for none."""
+        ``reward_scale``. None for none. ``lr_decay_to``: SimbaV2's linear
+        decay of every learning rate to this fraction of its initial value
+        over the run's updates (learning_rate_decay.py); None for none."""
         super().__init__(pool=pool, policy=policy,
                          training_environment=training_environment,
                          **kwargs)
@@ -176,20 +181,18 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         # with a target policy (TD3) adds its pairs.
         self._target_variable_pairs = list(zip(self._Q_variables,
                                                self._Q_target_variables))
-        self._discount = float(discount)
-        self._reward_scale = float(reward_scale)
-        self._return_scale = None
-        if reward_normalization is not None:
-            self._return_scale = ReturnScale(discount,
-                                             **reward_normalization)
-            # A variable, so that the compiled update reads the scale of
-            # the moment.
-            self._reward_scale = tf.Variable(
-                float(reward_scale), trainable=False, dtype=tf.float32,
-                name='reward_scale')
-            self._base_reward_scale = float(reward_scale)
+        # 'auto': from the episode length (discounts.py).
+        self._discount = discount = resolve_discount(discount,
+                                                     self._max_path_length)
+        self._rewards = RewardScale(reward_scale, discount,
+                                    reward_normalization)
+        # What the targets multiply rewards by: a number, or a variable.
+        self._reward_scale = self._rewards.value
         self._tau = float(tau)
         self._target_update_interval = int(target_update_interval)
+        self._train_step_counter = tf.Variable(0, dtype=tf.int64,
+                                               name='train_steps')
+        self._lr_decay_to = lr_decay_to
         self._optimizers = {}
         self._Q_optimizer = self._make_optimizer(
             'Q', Q_lr, self._Q_variables, beta_1=adam_beta1)
@@ -198,8 +201,6 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             beta_1=adam_beta1)
         self._random_generator = tf.random.Generator.from_seed(
             0 if seed is None else int(seed))
-        self._train_step_counter = tf.Variable(0, dtype=tf.int64,
-                                               name='train_steps')
         self._fused_updates = tf.function(
             self._fused_updates_impl,
             input_signature=[batch_signature(pool)],
@@ -208,6 +209,12 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):
         """An Adam optimizer over ``variables``, built now (slots exist
         before the first update) and checkpointed as '<name>_optimizer'."""
+        if self._lr_decay_to is not None:
+            learning_rate = LinearDecay(
+                learning_rate, self._lr_decay_to,
+                run_updates(self._n_epochs, self._epoch_length,
+                            self._n_train_repeat, self._train_every_n_steps),
+                self._train_step_counter)
         optimizer = keras.optimizers.Adam(learning_rate=learning_rate,
                                           beta_1=float(beta_1))
         optimizer.build(list(variables))
@@ -396,18 +403,13 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                 for key, total in sums.items()}
 
     def get_diagnostics(self, batch):
-        if self._return_scale is None:
-            return {}
-        return {'reward_scale': self.reward_scale}
+        return self._rewards.diagnostics()
 
     def _observe_collected(self, collected):
-        if self._return_scale is not None:
-            self._return_scale.observe(**collected)
+        self._rewards.observe(collected)
 
     def _do_training(self, batches):
-        if self._return_scale is not None:
-            self._reward_scale.assign(
-                self._base_reward_scale * self._return_scale.scale)
+        self._rewards.refresh()
         means = self._fused_updates(batches)
         self._policy.refresh_numpy_weights()
         return {key: float(means[key])
@@ -416,22 +418,16 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     # State -------------------------------------------------------------------
 
     def get_state(self):
-        state = super().get_state()
-        if self._return_scale is not None:
-            state['return_scale'] = self._return_scale.get_state()
-        return state
+        return {**super().get_state(), **self._rewards.get_state()}
 
     def set_state(self, state):
         super().set_state(state)
-        if self._return_scale is not None:
-            self._return_scale.set_state(state['return_scale'])
-            self._reward_scale.assign(
-                self._base_reward_scale * self._return_scale.scale)
+        self._rewards.set_state(state)
 
     @property
     def reward_scale(self):
         """What rewards are multiplied by in the critics' targets now."""
-        return float(self._reward_scale)
+        return float(self._rewards)
 
     @property
     def Qs(self):

@@ -14,11 +14,16 @@ The statistics move with every collected transition (``observe``, with the
 transitions' episode ids and steps, so the interleaved episodes of several
 sampler actors each keep their own G) and are part of the algorithm's
 checkpoint state, so a resumed run scales as the uninterrupted one.
+
+``RewardScale`` is what the shared update (fused_updates.py) holds: the
+factor of rewards in the critics' targets, ``reward_scale`` times the
+return scale when the option is on.
 """
 
 import collections
 
 import numpy as np
+import tensorflow as tf
 
 # The running returns of this many most recent episodes are kept: more than
 # the sampler actors that interleave episodes.
@@ -86,3 +91,55 @@ class ReturnScale:
         self._variance, self._largest = state['variance'], state['largest']
         self._returns = collections.OrderedDict(
             (int(episode), value) for episode, value in state['returns'])
+
+
+class RewardScale:
+    """What the critics' targets multiply rewards by: ``reward_scale``,
+    times ``ReturnScale``'s scale with ``reward_normalization``
+    ({"g_max": 5.0}; None: the constant alone)."""
+
+    def __init__(self, reward_scale, discount, reward_normalization=None):
+        self._base = float(reward_scale)
+        self._returns = (None if reward_normalization is None
+                         else ReturnScale(discount, **reward_normalization))
+        # A variable, so that the compiled update reads the scale of the
+        # moment; without normalization, a constant of the graph.
+        self.value = self._base
+        if self._returns is not None:
+            self.value = tf.Variable(self._base, trainable=False,
+                                     dtype=tf.float32, name='reward_scale')
+        self._assigned = self._base
+
+    def observe(self, collected):
+        """Moves the return statistics with a collect call's transitions
+        (``Sampler.sample``'s rewards, episode ids and steps)."""
+        if self._returns is not None:
+            self._returns.observe(**collected)
+
+    def refresh(self):
+        """Sets the variable the updates read to the statistics' scale
+        (an assignment only when it changed)."""
+        if self._returns is None:
+            return
+        scale = self._base * self._returns.scale
+        if scale != self._assigned:
+            self.value.assign(scale)
+            self._assigned = scale
+
+    def __float__(self):
+        return float(self.value)
+
+    def diagnostics(self):
+        if self._returns is None:
+            return {}
+        return {'reward_scale': float(self)}
+
+    def get_state(self):
+        if self._returns is None:
+            return {}
+        return {'return_scale': self._returns.get_state()}
+
+    def set_state(self, state):
+        if self._returns is not None:
+            self._returns.set_state(state['return_scale'])
+            self.refresh()

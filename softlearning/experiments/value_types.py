@@ -36,8 +36,8 @@ def _kind(expected):
         return 'a number', _is_number
     if isinstance(expected, str):
         if expected == 'auto':  # 'auto' stands for a computed number
-            return 'a string or a number', lambda value: (
-                isinstance(value, str) or _is_number(value))
+            return "'auto' or a number", lambda value: (
+                value == 'auto' or _is_number(value))
         return 'a string', lambda value: isinstance(value, str)
     if isinstance(expected, (list, tuple)):
         if expected and all(map(_is_integer, expected)):
@@ -80,12 +80,13 @@ def check_value(key, value, expected, source='--config'):
     for candidate in _candidates(value):
         if isinstance(candidate, NotJson):
             if kind is not None and isinstance(expected, str):
-                continue  # a bare word for a string entry
-            raise ValueError(
-                f"{source} {key}={candidate}: the value is not JSON; "
-                "write a number (0.9), true/false, a list ([64, 64]), an "
-                "object, or a string in quotes "
-                f"({key}='\"{candidate}\"').")
+                candidate = str(candidate)  # a bare word for a string entry
+            else:
+                raise ValueError(
+                    f"{source} {key}={candidate}: the value is not JSON; "
+                    "write a number (0.9), true/false, a list ([64, 64]), "
+                    "an object, or a string in quotes "
+                    f"({key}='\"{candidate}\"').")
         if kind is not None and not kind[1](candidate):
             raise ValueError(
                 f"{source} {key}={_shown(value)}: {key} takes {kind[0]} "

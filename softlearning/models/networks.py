@@ -21,6 +21,17 @@ NORMALIZING_NETWORKS = ('simba', 'simbav2')
 NUMPY_NETWORKS = {'simba': NumpySimba, 'simbav2': NumpySimbaV2}
 NUMPY_MIRRORS = {'simba': NumpySimbaMirror, 'simbav2': NumpySimbaV2Mirror}
 SHAPES = {'simba': simba_shapes, 'simbav2': simbav2_shapes}
+# The networks whose output layer has a hidden projection of its own
+# (SimbaV2's), so that a Gaussian policy's mean and log-std get a head each
+# (``output_heads``); any other's last Dense layer serves every output alike.
+HEADED_NETWORKS = ('simbav2',)
+
+
+def head_options(network, output_heads):
+    """The builder's ``output_heads`` keyword, for a network that has
+    heads."""
+    return {'output_heads': output_heads} if network in HEADED_NETWORKS \
+        and output_heads != 1 else {}
 
 
 def check_network(network, batch_renorm=None, encoder=None,
@@ -82,12 +93,13 @@ def numpy_mirror_class(network):
 
 
 def network_shapes(network, input_size, hidden_layer_sizes, output_size,
-                   batch_renorm=False, normalized_size=None):
+                   batch_renorm=False, normalized_size=None, output_heads=1):
     """The shapes of a network's ``layer_weights``; a SimBa or SimbaV2
     network normalizes the first ``normalized_size`` inputs (all by
     default)."""
     if network in SHAPES:
         return SHAPES[network](input_size, hidden_layer_sizes, output_size,
-                               normalized_size or input_size)
+                               normalized_size or input_size,
+                               **head_options(network, output_heads))
     return dense_stack_shapes(input_size, hidden_layer_sizes, output_size,
                               batch_renorm)

@@ -8,7 +8,8 @@ TensorFlow.
       -> L LERP blocks: m = l2norm(W_2(relu(scaler(W_1 x)) + eps))
                         x <- l2norm(x + alpha * (m - x))
       -> output: activation(W_o2(scaler(W_o1 x)) + bias)  (linear, or a
-         deterministic policy's tanh)
+         deterministic policy's tanh); a Gaussian policy has two such
+         heads, its mean's and its log-std's, concatenated
 
 Every W is bias-free and its columns (one per output unit) lie on the unit
 sphere: the Keras layers project them back after each optimizer step.
@@ -18,8 +19,8 @@ weights moves it at the right speed).
 
 Weights, layer by layer (``layer_weights``): the normalization's mean,
 variance and count; the embedding's kernel and scaler; per block its two
-kernels, their scaler (between them) and alpha; the output's bias, its
-two kernels and their scaler.
+kernels, their scaler (between them) and alpha; per output head its bias,
+its two kernels and their scaler.
 """
 
 import math
@@ -61,8 +62,9 @@ def scaler_settings(width, n_blocks):
 
 
 def simbav2_shapes(input_size, hidden_layer_sizes, output_size,
-                   normalized_size):
-    """Shapes of a SimbaV2 network's weights in ``layer_weights`` order."""
+                   normalized_size, output_heads=1):
+    """Shapes of a SimbaV2 network's weights in ``layer_weights`` order;
+    ``output_heads`` heads of ``output_size / output_heads`` each."""
     width = block_width(hidden_layer_sizes)
     hidden = EXPANSION * width
     shapes = [(normalized_size,), StartsAtOne((normalized_size,)), ()]
@@ -70,8 +72,10 @@ def simbav2_shapes(input_size, hidden_layer_sizes, output_size,
     for _ in hidden_layer_sizes:
         shapes += [(width, hidden), StartsAtOne((hidden,)), (hidden, width),
                    StartsAtOne((width,))]
-    return shapes + [(output_size,), (width, width), StartsAtOne((width,)),
-                     (width, output_size)]
+    head_size = output_size // output_heads
+    return shapes + output_heads * [(head_size,), (width, width),
+                                    StartsAtOne((width,)),
+                                    (width, head_size)]
 
 
 def scaled(x, weight, init_and_scale):
@@ -91,15 +95,24 @@ class NumpySimbaV2:
 
     def set_weights(self, weights):
         weights = [np.asarray(w) for w in weights]
-        n_blocks, remainder = divmod(
-            len(weights) - N_NORMALIZATION_WEIGHTS - N_EMBEDDING_WEIGHTS
-            - N_OUTPUT_WEIGHTS, N_BLOCK_WEIGHTS)
-        if remainder or n_blocks < 1:
+        start = N_NORMALIZATION_WEIGHTS + N_EMBEDDING_WEIGHTS
+        if len(weights) <= start:
+            raise ValueError(f"{len(weights)} arrays are not a SimbaV2 "
+                             f"network's weights")
+        width = weights[N_NORMALIZATION_WEIGHTS].shape[-1]
+        # Blocks start with a 2-D kernel, output heads with their 1-D bias.
+        n_blocks = 0
+        while (start + N_BLOCK_WEIGHTS * n_blocks < len(weights)
+               and weights[start + N_BLOCK_WEIGHTS * n_blocks].ndim == 2):
+            n_blocks += 1
+        n_heads, remainder = divmod(
+            len(weights) - start - N_BLOCK_WEIGHTS * n_blocks,
+            N_OUTPUT_WEIGHTS)
+        if remainder or n_blocks < 1 or n_heads < 1:
             raise ValueError(f"{len(weights)} arrays are not a SimbaV2 "
                              f"network's weights")
         self._weights = weights
-        self._n_blocks = n_blocks
-        width = weights[N_NORMALIZATION_WEIGHTS].shape[-1]
+        self._n_blocks, self._n_heads = n_blocks, n_heads
         self._scalers = scaler_settings(width, n_blocks)
 
     def get_weights(self):
@@ -119,9 +132,16 @@ class NumpySimbaV2:
                                        scalers['block']), 0.0) + RELU_EPSILON
             update = l2_normalize(hidden @ kernel_2)
             x = l2_normalize(x + scaled(update - x, alpha, scalers['alpha']))
-        bias, kernel_1, scaler, kernel_2 = w[-N_OUTPUT_WEIGHTS:]
-        return self._output_activation(
-            scaled(x @ kernel_1, scaler, scalers['output']) @ kernel_2 + bias)
+        heads = start + N_BLOCK_WEIGHTS * self._n_blocks
+        outputs = []
+        for i in range(self._n_heads):
+            bias, kernel_1, scaler, kernel_2 = w[
+                heads + N_OUTPUT_WEIGHTS * i:
+                heads + N_OUTPUT_WEIGHTS * (i + 1)]
+            outputs.append(self._output_activation(
+                scaled(x @ kernel_1, scaler, scalers['output']) @ kernel_2
+                + bias))
+        return np.concatenate(outputs, axis=-1)
 
 
 class NumpySimbaV2Mirror(NumpySimbaV2):

@@ -146,26 +146,61 @@ class HypersphericalOutput(keras.layers.Layer):
                 'scaler': self.scaler_init_and_scale}
 
 
+class HypersphericalHeads(keras.layers.Layer):
+    """Independent ``HypersphericalOutput`` heads of equal size, their
+    outputs concatenated: a Gaussian policy's mean and log-std, each with
+    its own hidden projection, as the authors' actor."""
+
+    def __init__(self, units, output_size, scaler, activation='linear',
+                 heads=2, **kwargs):
+        super().__init__(**kwargs)
+        if output_size % heads:
+            raise ValueError(f"{output_size} outputs do not split into "
+                             f"{heads} heads")
+        self.units, self.output_size = int(units), int(output_size)
+        self.activation_name, self.n_heads = activation, int(heads)
+        self.scaler_init_and_scale = tuple(scaler)
+        self.heads = [HypersphericalOutput(units, output_size // heads, scaler,
+                                           activation, name=f'head_{i}')
+                      for i in range(heads)]
+
+    def call(self, inputs):
+        return tf.concat([head(inputs) for head in self.heads], axis=-1)
+
+    def get_config(self):
+        return {**super().get_config(), 'units': self.units,
+                'output_size': self.output_size,
+                'activation': self.activation_name,
+                'scaler': self.scaler_init_and_scale, 'heads': self.n_heads}
+
+
 def simbav2_model(input_size, hidden_layer_sizes, output_size,
                   observation_keys, normalized_size=None, activation='relu',
-                  output_activation='linear', name='simbav2_model'):
+                  output_activation='linear', output_heads=1,
+                  name='simbav2_model'):
     """A SimbaV2 network over inputs of ``input_size`` whose first
     ``normalized_size`` (all by default) are the concatenated
     ``observation_keys`` fields; one LERP block per entry of
-    ``hidden_layer_sizes`` (all one width)."""
+    ``hidden_layer_sizes`` (all one width); ``output_heads`` independent
+    output heads splitting ``output_size`` (2 for a Gaussian policy: its
+    mean and its log-std)."""
     if activation != 'relu':
         raise ValueError(f"A SimbaV2 network's blocks are ReLU's; got "
                          f"activation '{activation}'")
     width = block_width(hidden_layer_sizes)
     scalers = scaler_settings(width, len(hidden_layer_sizes))
+    output = (HypersphericalOutput(width, output_size, scalers['output'],
+                                   output_activation)
+              if output_heads == 1 else
+              HypersphericalHeads(width, output_size, scalers['output'],
+                                  output_activation, heads=output_heads))
     model = keras.Sequential(
         [RunningNormalization(normalized_size or input_size,
                               observation_keys),
          HypersphericalEmbedding(width, scalers['embedding'])]
         + [LerpBlock(width, scalers['block'], scalers['alpha'])
            for _ in hidden_layer_sizes]
-        + [HypersphericalOutput(width, output_size, scalers['output'],
-                                output_activation)],
+        + [output],
         name=name)
     model.build((None, input_size))
     return model

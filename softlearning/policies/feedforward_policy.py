@@ -14,7 +14,7 @@ from softlearning.models import NumpyMirror, concat_observations, flat_size
 from softlearning.models.feedforward import (build_network, layer_weights,
                                              set_layer_weights)
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
-                                          NORMALIZING_NETWORKS,
+                                          NORMALIZING_NETWORKS, head_options,
                                           network_options, numpy_mirror_class)
 
 from .base_policy import BasePolicy
@@ -61,6 +61,7 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
             model_options.update(
                 observation_keys=observation_keys,
                 normalized_size=flat_size(input_shapes, input_keys))
+        model_options.update(head_options(network, layout.output_heads))
         self._model = self._build_model(
             layout.network_input_size(input_shapes, input_keys,
                                       self._action_size),

@@ -103,6 +103,10 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
     acting half of a TensorFlow policy, loading its ``get_weights()``."""
 
     output_activation = 'linear'
+    # The independent parts of the network's output (a Gaussian policy's
+    # mean and log-std): separate heads in a network that has heads
+    # (models/networks.py's HEADED_NETWORKS).
+    output_heads = 1
 
     def __init__(self, observation_shapes, action_shape,
                  hidden_layer_sizes=(256, 256), activation='relu',
@@ -153,7 +157,7 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
     def _network_shapes(self, input_size, hidden_layer_sizes, output_size):
         return network_shapes(self._network, input_size, hidden_layer_sizes,
                               output_size, self._batch_renorm,
-                              self._normalized_size)
+                              self._normalized_size, self.output_heads)
 
     @staticmethod
     def network_input_size(observation_shapes, observation_keys,
@@ -187,6 +191,8 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
 
 class NumpyGaussianPolicy(NumpyMLPPolicy):
     """The acting half of ``FeedforwardGaussianPolicy``, without TensorFlow."""
+
+    output_heads = 2  # shift and log-scale
 
     @staticmethod
     def network_output_size(action_size):

@@ -6,27 +6,31 @@ learned scalers, LERP residual blocks) with categorical critics
 the twin whose expected value is the smaller, cross-entropy loss).
 
 The paper's settings kept: learning rates 1e-4 for the actor, the critics
-and the temperature (the paper decays them linearly to 5e-5 over the run;
-here they stay at 1e-4), initial temperature 0.01, target entropy
--|A| / 2, tau 0.005, batch 256, one update per environment step (the
-paper's MuJoCo setting; its DMC runs update twice per step, one per
-repeated action), twin critics with clipped double Q (the paper's setting
-for episodic tasks). The widths (a 2-core CPU setting): the actor has one
+and the temperature, each decayed linearly to half (5e-5) over the run's
+updates (algorithms/learning_rate_decay.py), initial temperature 0.01,
+target entropy -|A| / 2, tau 0.005, batch 256, one update per environment
+step (the paper's MuJoCo setting; its DMC runs update twice per step, one
+per repeated action), twin critics with clipped double Q (the paper's
+setting for episodic tasks), the discount from the episode length
+(algorithms/discounts.py: 0.975 for Pendulum's 200 steps, 0.995 for
+MuJoCo's 1,000), and an actor whose mean and log-std have a head each
+(models/simbav2.py's HypersphericalHeads). The log-std is clipped to
+[-20, 2] as every Gaussian policy's here (the authors squash it into
+[-10, 2] with a tanh). The widths (a 2-core CPU setting): the actor has one
 block of 128 as the paper's; the critics have two blocks of 128 (the paper:
 two of 512), --config Q_params.config.hidden_layer_sizes=[512,512] for
 theirs.
 
 Rewards: divided by the running spread of the discounted return, bounded
 so that every return seen stays within +-5, the critics' support
-(algorithms/reward_normalization.py), as the paper's. The paper also sets
-the discount per task from the episode length (0.975 for 200-step
-episodes, 0.995 for 1000-step ones); here it is SAC's 0.99.
+(algorithms/reward_normalization.py), as the paper's.
 """
 
 VARIANT = {
     'algorithm_params': {'class_name': 'SimbaV2', 'config': {
         'policy_lr': 1e-4, 'Q_lr': 1e-4, 'alpha_lr': 1e-4,
         'initial_alpha': 0.01, 'target_entropy_per_dimension': -0.5,
+        'lr_decay_to': 0.5, 'discount': 'auto',
         'reward_normalization': {'g_max': 5.0}}},
     'policy_params': {'class_name': 'FeedforwardGaussianPolicy', 'config': {
         'network': 'simbav2', 'hidden_layer_sizes': (128,)}},  # paper: (128,)
