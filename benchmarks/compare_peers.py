@@ -4,12 +4,20 @@ machine, in one run; prints one JSON object.
 Throughput (default):
 The same setting as throughput.py: SAC (or ``--algorithm TQC``, with two
 critics of 25 quantiles, ``--algorithm CrossQ``, with the preset's critic
-width, ``--algorithm DroQ``, or ``--algorithm SimBa``: SAC with SimBa
-networks of one block of 128, each against SBX's) on gymnasium
-HalfCheetah-v5, one
+width, ``--algorithm DroQ``, ``--algorithm SimBa``: SAC with SimBa
+networks of one block of 128, ``--algorithm SimbaV2``: the preset, against
+SBX's SAC with SimBa networks of the same widths (SBX has no SimbaV2), or
+``--algorithm categorical``: SAC with categorical critics of 101 atoms,
+against SBX's SAC, whose critics are scalar: the cost of the atoms; each
+against SBX's) on gymnasium HalfCheetah-v5, one
 gradient update per environment step, batch 256, 256-256 networks, a 1e6
 replay pool, 1,000 warm-up steps; each library's rate is measured over
 ``--steps`` steps after another 1,000 steps that absorb compilation.
+
+``--side-by-side``: as the suites run them, each library on one CPU thread
+and the two at the same time (every peer then starts beside softlearning's
+run; SAC's SB3 row after SBX's), so that the machine's drift hits both;
+without it, one after the other with every thread.
 
 Neither peer is a dependency of softlearning. Install them in any Python
 environment with gymnasium[mujoco] and point ``--peer-python`` at it:
@@ -38,6 +46,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+from softlearning.experiments.presets import simbav2 as simbav2_preset  # noqa: E402,E501
 from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
 from softlearning.experiments.variants import SIMBA_SIZES  # noqa: E402
 from throughput import EPOCH_LENGTH, WARMUP_STEPS  # noqa: E402  (this folder)
@@ -45,6 +54,9 @@ from throughput import EPOCH_LENGTH, WARMUP_STEPS  # noqa: E402  (this folder)
 COMPILE_STEPS = EPOCH_LENGTH
 # --network simba's default: one block of 128 for the actor and each critic.
 (SIMBA_WIDTH,) = set(sum(SIMBA_SIZES.values(), ()))
+# The SimbaV2 preset's blocks (actor, critics), which SBX's SimBa copies.
+SIMBAV2_SIZES = {name: tuple(simbav2_preset.VARIANT[name]['config'][
+    'hidden_layer_sizes']) for name in ('policy_params', 'Q_params')}
 
 # Runs in the peer's interpreter: prints {"env_steps_per_s": ...}. TQC and
 # CrossQ are SBX's only (sb3-contrib is not a peer here): TQC with two
@@ -92,6 +104,9 @@ elif algorithm == "DroQ":
 elif algorithm == "SimBa":
     agent, policy = SAC, "SimbaPolicy"
     network = dict(net_arch=[{simba_width}])
+elif algorithm == "SimbaV2":
+    agent, policy = SAC, "SimbaPolicy"
+    network = dict(net_arch=dict(pi={simbav2_actor}, qf={simbav2_critic}))
 else:
     agent = SAC
 model = agent(policy, gym.make("HalfCheetah-v5"), batch_size=256,
@@ -101,19 +116,24 @@ model.set_logger(Logger(folder=None, output_formats=[]))  # no temp folders
 model.learn(total_timesteps=START + steps, callback=clock)
 print(json.dumps({{"env_steps_per_s": steps / (time.perf_counter() - clock.start)}}))
 '''.format(warmup=WARMUP_STEPS, compile=COMPILE_STEPS,
-           simba_width=SIMBA_WIDTH)
+           simba_width=SIMBA_WIDTH,
+           simbav2_actor=list(SIMBAV2_SIZES['policy_params']),
+           simbav2_critic=list(SIMBAV2_SIZES['Q_params']))
 # softlearning's setting of the same agent (throughput.py's --algorithm and
 # --config).
-SOFTLEARNING_ALGORITHM = {'SimBa': 'SAC'}
+SOFTLEARNING_ALGORITHM = {'SimBa': 'SAC', 'categorical': 'SAC'}
 SOFTLEARNING_CONFIG = {
     'SAC': [], 'TQC': ['Q_params.config.n_Q_functions=2'], 'CrossQ': [],
-    'DroQ': [],
+    'DroQ': [], 'SimbaV2': [],
+    'categorical': ['Q_params.config.categorical='
+                    '{"n_atoms": 101, "v_min": -5, "v_max": 5}'],
     'SimBa': [f'{network}_params.config.{key}={value}'
               for network in ('policy', 'Q')
               for key, value in (('network', 'simba'),
                                  ('hidden_layer_sizes', f'[{SIMBA_WIDTH}]'))]}
 PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',), 'CrossQ': ('sbx',),
-         'DroQ': ('sbx',), 'SimBa': ('sbx',)}
+         'DroQ': ('sbx',), 'SimBa': ('sbx',), 'SimbaV2': ('sbx',),
+         'categorical': ('sbx',)}
 
 
 EVALUATION_SEEDS = tuple(range(1000, 1010))
@@ -258,9 +278,7 @@ def compare_td3_learning(args):
 
 def run_json(command):
     result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        return None, result.stderr.strip().splitlines()[-1:]
-    return json.loads(result.stdout.strip().splitlines()[-1]), None
+    return _parsed(result, result.stdout, result.stderr)
 
 
 def main():
@@ -270,7 +288,12 @@ def main():
                         help='The agent compared in throughput (TQC: with '
                              "two critics, SBX's default; CrossQ: with the "
                              "preset's critic width; SimBa: SAC with SimBa "
-                             'networks).')
+                             'networks; SimbaV2: the preset, against SBX\'s '
+                             'SimBa of its widths; categorical: SAC with '
+                             'categorical critics).')
+    parser.add_argument('--side-by-side', action='store_true',
+                        help='One CPU thread each, the two libraries at '
+                             'the same time (as the suites run them).')
     parser.add_argument('--peer-python', default=sys.executable,
                         help='Interpreter with stable-baselines3 / sbx-rl '
                              '(default: this one).')
@@ -287,22 +310,31 @@ def main():
         compare_td3_learning(args)
         return
 
-    ours, error = run_json([
+    our_command = [
         sys.executable, os.path.join(HERE, 'throughput.py'),
         '--algorithm', SOFTLEARNING_ALGORITHM.get(args.algorithm,
                                                   args.algorithm),
         '--steps', str(args.steps),
         *[option for setting in SOFTLEARNING_CONFIG[args.algorithm]
-          for option in ('--config', setting)]])
+          for option in ('--config', setting)]]
+    peer_commands = {library: [args.peer_python, '-c', PEER_SCRIPT, library,
+                               args.algorithm, str(args.steps),
+                               str(CRITIC_WIDTH)]
+                     for library in PEERS[args.algorithm]}
+    if args.side_by_side:
+        ours, peers = side_by_side(our_command, peer_commands)
+    else:
+        ours = run_json(our_command)
+        peers = {library: run_json(command)
+                 for library, command in peer_commands.items()}
+    ours, error = ours
     if ours is None:
         sys.exit(f"throughput.py failed: {error}")
     result = {'algorithm': args.algorithm,
               'softlearning': ours['env_steps_per_s'], 'steps': args.steps,
-              'cpu_count': os.cpu_count()}
-    for library in PEERS[args.algorithm]:
-        peer, error = run_json([args.peer_python, '-c', PEER_SCRIPT, library,
-                                args.algorithm, str(args.steps),
-                                str(CRITIC_WIDTH)])
+              'cpu_count': os.cpu_count(),
+              'side_by_side': args.side_by_side}
+    for library, (peer, error) in peers.items():
         if peer is None:
             result[library] = None
             result[f'{library}_error'] = error
@@ -311,6 +343,34 @@ def main():
         result[f'softlearning_over_{library}'] = round(
             ours['env_steps_per_s'] / peer['env_steps_per_s'], 2)
     print(json.dumps(result))
+
+
+def side_by_side(our_command, peer_commands):
+    """softlearning's run beside each peer's in turn, one CPU thread each
+    (a second run of ours beside the second peer): ({...} or None, error)
+    of ours (the mean over its runs) and of each peer."""
+    from peer_processes import peer_process_environment
+    our_command = [*our_command, '--threads', '1']
+    ours, peers = [], {}
+    for library, command in peer_commands.items():
+        mine = subprocess.Popen(our_command, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        theirs = subprocess.Popen(command, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True,
+                                  env=peer_process_environment())
+        ours.append(_parsed(mine, *mine.communicate()))
+        peers[library] = _parsed(theirs, *theirs.communicate())
+    rates = [result['env_steps_per_s'] for result, _ in ours if result]
+    if len(rates) < len(ours):
+        return next(pair for pair in ours if pair[0] is None), peers
+    return ({'env_steps_per_s': round(sum(rates) / len(rates), 1)}, None), \
+        peers
+
+
+def _parsed(process, stdout, stderr):
+    if process.returncode != 0:
+        return None, stderr.strip().splitlines()[-1:]
+    return json.loads(stdout.strip().splitlines()[-1]), None
 
 
 if __name__ == '__main__':

@@ -1,15 +1,17 @@
 """SimBa networks (models/simba.py, numpy_simba.py): the running
 normalization against numpy, the numpy mirror against Keras on the same
 weights, every network's statistics moved alike by the update skeleton,
-fused == single updates, the TensorFlow-free policy acting as the
-TensorFlow one, and bad settings as one clear error."""
+the TensorFlow-free policy acting as the TensorFlow one, and bad settings
+as one clear error. (Fused == single updates and exact resume, the running
+statistics in the checkpoint included: test_registry_conformance.py, with
+the SimbaV2 preset, whose networks normalize with the same layer,
+models/simba.py's RunningNormalization.)"""
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from algorithm_helpers import (as_tensors, assert_fused_equals_single,
-                               assert_numpy_mirror_matches,
+from algorithm_helpers import (as_tensors, assert_numpy_mirror_matches,
                                assert_numpy_policy_acts_as_tensorflow,
                                filled_algorithm)
 from softlearning.models.numpy_simba import NumpySimba
@@ -68,10 +70,6 @@ def test_every_network_normalizes_with_the_same_statistics():
         assert float(layer.count) == 32
 
 
-def test_fused_updates_equal_single_updates():
-    assert_fused_equals_single('SAC', **SIMBA_SETTINGS)
-
-
 def test_td3_target_policy_normalizes_alike():
     algorithm, _, pool = filled_algorithm('TD3', **SIMBA_SETTINGS)
     algorithm._fused_updates(as_tensors(pool.random_batches(2, 32)))
@@ -90,22 +88,6 @@ def test_unknown_network_names_the_valid_ones():
                                          "networks: mlp, simba"):
         policies.get({'class_name': 'FeedforwardGaussianPolicy',
                       'config': {'network': 'resnet'}}, env)
-
-
-@pytest.mark.slow
-def test_simba_sac_resumes_exactly(tmp_path):
-    """The running statistics are in the checkpoint: epoch 3 after a
-    restore == epoch 3 of the run that never stopped."""
-    from checkpoint_helpers import assert_resume_is_exact, tiny_variant
-    variant = tiny_variant(domain='Pendulum', task='v1', epochs=3,
-                           network='simba', config={
-                               'policy_params.config.hidden_layer_sizes': [16],
-                               'Q_params.config.hidden_layer_sizes': [16, 16]})
-    assert variant['policy_params']['config']['network'] == 'simba'
-    assert variant['Q_params']['config']['network'] == 'simba'
-    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
-                           ('Q_loss', 'Q_value-mean', 'policy_loss',
-                            'alpha_loss', 'alpha', 'entropy'))
 
 
 @pytest.mark.parametrize('policy_config', [
