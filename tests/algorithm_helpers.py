@@ -95,7 +95,8 @@ def assert_numpy_policy_acts_as_tensorflow(class_name, policy_config,
     """After ``n_updates`` (normalization statistics moved), the learner's
     numpy mirror and the TensorFlow-free policy of sampler actors (built
     from the same ``policy_config``, loaded with the learner's weights)
-    act as the TensorFlow policy's deterministic actions."""
+    act as the TensorFlow policy's deterministic actions. Returns the
+    algorithm, for further checks on it."""
     import numpy as np
     from softlearning import environments
     from softlearning.policies import get_numpy_policy
@@ -116,6 +117,7 @@ def assert_numpy_policy_acts_as_tensorflow(class_name, policy_config,
                                    rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(numpy_policy.actions_np(observations),
                                    expected, rtol=1e-4, atol=1e-5)
+    return algorithm
 
 
 def assert_numpy_mirror_matches(model, numpy_class, atol):

@@ -74,11 +74,6 @@ CASES = {
     'SAC 3-step': case([*PENDULUM, '--algorithm', 'SAC', '--n-step', '3',
                         *SMALL], 5, -400),
     'CrossQ': case([*PENDULUM, '--algorithm', 'CrossQ', *SMALL], 7, -400),
-    'SimBa SAC': case([*PENDULUM, '--algorithm', 'SAC', '--network', 'simba',
-                       '--config', 'Q_params.config.hidden_layer_sizes=[32]',
-                       '--config',
-                       'policy_params.config.hidden_layer_sizes=[32]'],
-                      6, -400),
     # SimbaV2 with one block of 64 in the actor and the critics (the
     # preset: 128, and two blocks of 128 in the critics): the paper's
     # network, categorical critics, reward scaling, learning-rate decay and

@@ -83,12 +83,13 @@ def test_tqc_and_n_step_sac_learn_pendulum(tmp_path):
     assert_cases_learn(tmp_path, 'TQC', 'SAC 3-step')
 
 
-def test_crossq_simba_and_simbav2_learn_pendulum(tmp_path):
-    """CrossQ with its preset, SAC with SimBa networks (--network simba,
-    one block of 32 for each network; blocks of 64 and the default 128
-    learn as fast at twice and four times the cost), and SimbaV2 with one
-    block of 64 in each network."""
-    assert_cases_learn(tmp_path, 'CrossQ', 'SimBa SAC', 'SimbaV2')
+def test_crossq_and_simbav2_learn_pendulum(tmp_path):
+    """CrossQ with its preset, and SimbaV2 with one block of 64 in each
+    network. (SAC with SimBa networks, --network simba, learned Pendulum
+    on ten of ten calibrated seeds with one block of 32 per network,
+    worst -210 after 6 epochs; its case gave its CI time to SimbaV2's,
+    whose networks normalize their observations with the same layer.)"""
+    assert_cases_learn(tmp_path, 'CrossQ', 'SimbaV2')
 
 
 def test_redq_and_droq_learn_pendulum(tmp_path):

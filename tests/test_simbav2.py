@@ -9,13 +9,11 @@ import numpy as np
 import pytest
 
 from algorithm_helpers import (as_tensors, assert_numpy_mirror_matches,
-                               assert_numpy_policy_acts_as_tensorflow,
-                               filled_algorithm)
+                               assert_numpy_policy_acts_as_tensorflow)
 from softlearning.models.numpy_simbav2 import NumpySimbaV2
 from softlearning.models.simbav2 import UnitColumns, simbav2_model
 
 SIMBAV2 = {'network': 'simbav2', 'hidden_layer_sizes': (16, 16)}
-SIMBAV2_SETTINGS = {'Q_config': SIMBAV2, 'policy_config': SIMBAV2}
 
 
 def unit_kernels(model):
@@ -43,13 +41,19 @@ def test_kernels_start_on_the_unit_sphere():
 
 
 @pytest.mark.parametrize('class_name', ['SAC', 'TD3'])
-def test_every_kernel_is_back_on_the_sphere_after_updates(class_name):
+def test_updates_keep_every_kernel_on_the_sphere_and_numpy_acts_alike(
+        class_name):
     """Updates move the kernels off their start, and each optimizer step
-    ends with every column of every trained kernel at norm one."""
-    algorithm, policy, pool = filled_algorithm(class_name, **SIMBAV2_SETTINGS)
-    models = [policy.model] + [Q.model for Q in algorithm.Qs]
+    ends with every column of every trained kernel at norm one; then the
+    numpy policies act as the TensorFlow one (SAC's Gaussian policy, linear
+    output, a head each for its mean and log-std; TD3's deterministic one,
+    tanh output). One algorithm for both checks: building it is most of
+    the cost."""
+    algorithm = assert_numpy_policy_acts_as_tensorflow(
+        class_name, SIMBAV2, n_updates=3, Q_config=SIMBAV2)
+    models = [algorithm._policy.model] + [Q.model for Q in algorithm.Qs]
     before = [[k.numpy() for k in unit_kernels(m)] for m in models]
-    algorithm._fused_updates(as_tensors(pool.random_batches(3, 32)))
+    algorithm._fused_updates(as_tensors(algorithm._pool.random_batches(3, 32)))
     # embedding, 2 blocks x 2, output's 2 (SAC's Gaussian actor: 2 per head)
     n_kernels = [9 if class_name == 'SAC' else 7] + [7] * len(algorithm.Qs)
     for model, start, n in zip(models, before, n_kernels):
@@ -60,14 +64,6 @@ def test_every_kernel_is_back_on_the_sphere_after_updates(class_name):
         for kernel in kernels:
             np.testing.assert_allclose(
                 np.linalg.norm(kernel.numpy(), axis=0), 1.0, rtol=1e-5)
-
-
-@pytest.mark.parametrize('class_name', ['SAC', 'TD3'])
-def test_numpy_policy_acts_as_the_tensorflow_policy(class_name):
-    """SAC's Gaussian policy (linear output) and TD3's deterministic one
-    (tanh output)."""
-    assert_numpy_policy_acts_as_tensorflow(class_name, SIMBAV2,
-                                           Q_config=SIMBAV2)
 
 
 def test_a_simbav2_network_has_relu_blocks_only():
