@@ -106,7 +106,7 @@ def test_the_critic_loss_trains_the_encoder_and_the_policy_loss_does_not():
 # Augmentation -----------------------------------------------------------------------
 
 def test_random_shift_moves_each_image_within_the_pad_and_keeps_dtype():
-    from softlearning.algorithms.fused_updates import random_shift
+    from softlearning.algorithms.augmentation import random_shift
     rng = np.random.default_rng(0)
     images = rng.integers(0, 256, (16, 12, 12, 3), np.uint8)
     shifted = random_shift(tf.constant(images), 4, tf.constant([3, 4])).numpy()
