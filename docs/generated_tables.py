@@ -41,6 +41,12 @@ SUITES = {
                                 'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
                        'steps': 50000},
     'tqc_50k': {'runs': ['tqc_50k/*/*'], 'steps': None},
+    # CrossQ's Hopper cell with one thing changed per ablation suite; the
+    # report lives in crossq_hopper_ablations/report.
+    'crossq_hopper_ablations': {
+        'runs': ['sac_family_50k/*/*CrossQ-Hopper-v5-seed[012]',
+                 'crossq_hopper_lecun_init/*/*', 'crossq_hopper_per_step/*/*'],
+        'steps': 50000},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
                           'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
