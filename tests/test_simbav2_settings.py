@@ -75,8 +75,8 @@ def test_heads_mirror_in_numpy_and_split_the_outputs():
 
 def test_a_gaussian_policy_has_a_head_for_its_mean_and_its_log_std():
     """And a deterministic policy, or a critic, one head."""
-    gaussian, _, _ = filled_algorithm('SAC', policy_config=SIMBAV2,
-                                      Q_config=SIMBAV2)[:3]
+    gaussian = make_algorithm('SAC', policy_config=SIMBAV2,
+                              Q_config=SIMBAV2)[0]
     assert type(gaussian._policy.model.layers[-1]).__name__ == \
         'HypersphericalHeads'
     assert type(gaussian.Qs[0].model.layers[-1]).__name__ == \

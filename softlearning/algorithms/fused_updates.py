@@ -168,10 +168,10 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         # 'auto': from the episode length (discounts.py).
         self._discount = discount = resolve_discount(discount,
                                                      self._max_path_length)
+        # What the targets multiply rewards by (``.value``: a number, or a
+        # variable the compiled update reads).
         self._rewards = RewardScale(reward_scale, discount,
                                     reward_normalization)
-        # What the targets multiply rewards by: a number, or a variable.
-        self._reward_scale = self._rewards.value
         self._tau = float(tau)
         self._target_update_interval = int(target_update_interval)
         self._train_step_counter = tf.Variable(0, dtype=tf.int64,
@@ -285,7 +285,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             rewards = tf.reduce_sum(rewards * powers, axis=-1, keepdims=True)
             discount = discount ** batch['n_steps']
         return tf.stop_gradient(
-            self._reward_scale * rewards
+            self._rewards.value * rewards
             + discount * (1.0 - batch['terminals']) * next_values)
 
     def _Q_loss(self, Q_values, Q_targets, batch):
