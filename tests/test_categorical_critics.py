@@ -63,6 +63,26 @@ def test_projection_equals_numpy():
     np.testing.assert_allclose(projected.sum(-1), 1.0, rtol=1e-5)
 
 
+def test_projection_keeps_every_mass_at_the_supports_ends():
+    """Targets at v_min, beyond v_max and at v_max (the last sample: its
+    bins end the flattened batch), with the critics' own support: compiled,
+    (v_max - v_min) / (N - 1) becomes a product with 1 / (N - 1), v_max's
+    position rounds past the last atom, and its mass must still land there
+    (it raised an out-of-range index without XLA and was dropped with it)."""
+    support = np.linspace(-5.0, 5.0, 101, dtype=np.float32)
+    probabilities = np.full((3, 101), 1 / 101, np.float32)
+    atoms = np.stack([np.full(101, -5.0), np.full(101, 7.0),
+                      np.full(101, 5.0)]).astype(np.float32)
+    expected = np.zeros((3, 101))
+    expected[0, 0] = expected[1, -1] = expected[2, -1] = 1.0
+    for jit_compile in (False, True):
+        projected = tf.function(project_onto_support,
+                                jit_compile=jit_compile)(
+            tf.constant(probabilities), tf.constant(atoms),
+            tf.constant(support)).numpy()
+        np.testing.assert_allclose(projected, expected, atol=1e-6)
+
+
 def test_sac_target_is_the_smaller_target_critics_projected():
     """SAC's categorical target on a minibatch: per sample the target
     critic of smaller expected value, its distribution projected from
@@ -103,9 +123,9 @@ def test_sac_target_is_the_smaller_target_critics_projected():
         atol=1e-6)
 
 
-@pytest.mark.parametrize('class_name', ['SAC', 'TD3'])
-def test_fused_updates_equal_single_updates(class_name):
-    assert_fused_equals_single(class_name, Q_config=CATEGORICAL)
+def test_td3_fused_updates_equal_single_updates():
+    """(SAC's categorical update: the SimbaV2 preset's conformance test.)"""
+    assert_fused_equals_single('TD3', Q_config=CATEGORICAL)
 
 
 def test_categorical_updates_move_the_critics_towards_their_targets():

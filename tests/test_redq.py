@@ -1,14 +1,16 @@
 """REDQ (algorithms/redq.py) and SAC's policy delay: the target's minimum
 over a random subset of the target critics against a direct computation,
 the policy's objective over the ensemble's mean, the delayed actor steps,
-and fused == single updates."""
+DroQ's dropout masks and its exact resume. Fused == single updates, for
+REDQ and DroQ (whose masks come from each critic's own generator, so K
+fused updates draw the masks of K single ones), is the registry's
+conformance test (test_registry_conformance.py)."""
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from algorithm_helpers import (as_tensors, assert_fused_equals_single,
-                               filled_algorithm, make_algorithm)
+from algorithm_helpers import as_tensors, filled_algorithm, make_algorithm
 
 N_CRITICS, SUBSET = 5, 2
 REDQ_SETTINGS = {'Q_class': 'feedforward_Q_functions',
@@ -83,12 +85,6 @@ def test_delayed_actor_steps_every_policy_delay_updates():
     assert changed == [False, False, True, False, False, True]
 
 
-def test_fused_updates_equal_single_updates():
-    fused, single = assert_fused_equals_single(
-        'REDQ', **{**REDQ_SETTINGS, 'policy_delay': 2})
-    np.testing.assert_allclose(fused.alpha, single.alpha, rtol=1e-6)
-
-
 # DroQ: REDQ's update on dropout + LayerNorm critics ---------------------------
 
 DROQ_SETTINGS = {'Q_class': 'feedforward_Q_functions',
@@ -117,12 +113,6 @@ def test_droq_critics_have_layer_norm_and_fresh_dropout_masks():
     np.testing.assert_allclose(
         Q(batch['observations'], batch['actions']).numpy(), plain,
         rtol=1e-6)
-
-
-def test_droq_fused_updates_equal_single_updates():
-    """The masks come from each Q-function's own generator, so K fused
-    updates draw the same masks as K single ones."""
-    assert_fused_equals_single('DroQ', **DROQ_SETTINGS)
 
 
 @pytest.mark.slow

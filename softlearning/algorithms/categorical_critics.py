@@ -35,17 +35,26 @@ def project_onto_support(probabilities, target_atoms, support):
     n_atoms = support.shape[-1]
     v_min, v_max = support[0], support[-1]
     spacing = (v_max - v_min) / (n_atoms - 1)
-    positions = (tf.clip_by_value(target_atoms, v_min, v_max)
-                 - v_min) / spacing
+    # Clipped after the division too: v_max's position can round past N - 1.
+    positions = tf.clip_by_value(
+        (tf.clip_by_value(target_atoms, v_min, v_max) - v_min) / spacing,
+        0.0, n_atoms - 1.0)
     lower, upper = tf.floor(positions), tf.math.ceil(positions)
     # A target exactly on an atom (lower == upper) gives it all its mass.
     lower_mass = probabilities * (upper - positions
                                   + tf.cast(lower == upper, positions.dtype))
     upper_mass = probabilities * (positions - lower)
-    lower_one_hot = tf.one_hot(tf.cast(lower, tf.int32), n_atoms)
-    upper_one_hot = tf.one_hot(tf.cast(upper, tf.int32), n_atoms)
-    return (tf.einsum('bj,bjk->bk', lower_mass, lower_one_hot)
-            + tf.einsum('bj,bjk->bk', upper_mass, upper_one_hot))
+    # Each sample's masses added into its own row of N bins: a segment sum
+    # over B * N segments, O(B N), where a one-hot matrix product is
+    # O(B N^2) (two thirds of SimbaV2's update time at 101 atoms).
+    rows = tf.range(tf.shape(probabilities)[0])[:, None] * n_atoms
+    segments = tf.concat([rows + tf.cast(lower, tf.int32),
+                          rows + tf.cast(upper, tf.int32)], axis=1)
+    masses = tf.concat([lower_mass, upper_mass], axis=1)
+    projected = tf.math.unsorted_segment_sum(
+        tf.reshape(masses, [-1]), tf.reshape(segments, [-1]),
+        tf.shape(probabilities)[0] * n_atoms)
+    return tf.reshape(projected, tf.shape(probabilities))
 
 
 def smallest_critic_probabilities(logits, support):

@@ -102,6 +102,19 @@ def _unique(variables):
     return unique
 
 
+def every_step(counter, interval, step):
+    """Runs ``step`` (no outputs) when ``counter`` is a multiple of
+    ``interval``: a branch of the compiled update, written as tf.cond (the
+    update is traced without autograph)."""
+    def run():
+        step()  # (its outputs dropped: neither branch returns any)
+
+    if interval == 1:
+        run()
+    else:
+        tf.cond(tf.equal(counter % interval, 0), run, lambda: None)
+
+
 class FusedUpdateAlgorithm(RLAlgorithm):
 
     # Whether the algorithm bootstraps from target copies of its critics.
@@ -185,10 +198,15 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             beta_1=adam_beta1)
         self._random_generator = tf.random.Generator.from_seed(
             0 if seed is None else int(seed))
+        # autograph=False: the update's few branches on tensors are written
+        # as tf.cond and its loop as tf.while_loop, so tracing need not
+        # convert ~100 functions' source first (about a second of CPU in
+        # every process that trains, half its start-up after TensorFlow's
+        # import).
         self._fused_updates = tf.function(
             self._fused_updates_impl,
             input_signature=[batch_signature(pool)],
-            jit_compile=jit_compile, reduce_retracing=True)
+            jit_compile=jit_compile, reduce_retracing=True, autograph=False)
 
     def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):
         """An Adam optimizer over ``variables``, built now (slots exist
@@ -220,7 +238,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         spec = tf.nest.map_structure(
             lambda batches: tf.TensorSpec(batches.shape[1:], batches.dtype),
             batch_signature(self._pool))
-        update = tf.function(self._update, input_signature=[spec])
+        update = tf.function(self._update, input_signature=[spec],
+                             autograph=False)
         return tuple(update.get_concrete_function().structured_outputs)
 
     # Shared pieces of updates ----------------------------------------------
@@ -368,8 +387,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         self.update_observation_statistics(batch)
         diagnostics = self._update(self._augmented(batch))
         self._train_step_counter.assign_add(1)
-        if self._train_step_counter % self._target_update_interval == 0:
-            self._update_targets(self._tau)
+        every_step(self._train_step_counter, self._target_update_interval,
+                   lambda: self._update_targets(self._tau))
         return diagnostics
 
     def _fused_updates_impl(self, batches):
@@ -378,11 +397,16 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         n_updates = tf.shape(batches['actions'])[0]
         # The loop carries the sums, so they start with every name.
         sums = {key: tf.zeros(()) for key in self.training_diagnostic_keys}
-        for i in tf.range(n_updates):
-            batch = tf.nest.map_structure(lambda x: x[i], batches)
-            diagnostics = self._counted_update(batch)
-            sums = {key: total + tf.cast(diagnostics[key], tf.float32)
-                    for key, total in sums.items()}
+
+        def update(i, sums):
+            diagnostics = self._counted_update(
+                tf.nest.map_structure(lambda x: x[i], batches))
+            return i + 1, {key: total + tf.cast(diagnostics[key], tf.float32)
+                           for key, total in sums.items()}
+
+        _, sums = tf.while_loop(lambda i, _: i < n_updates, update,
+                                (tf.constant(0), sums),
+                                maximum_iterations=n_updates)
         return {key: total / tf.cast(n_updates, tf.float32)
                 for key, total in sums.items()}
 

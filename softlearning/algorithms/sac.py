@@ -25,7 +25,7 @@ and the checkpointed state are shared with the other algorithms
 import numpy as np
 import tensorflow as tf
 
-from .fused_updates import FusedUpdateAlgorithm
+from .fused_updates import FusedUpdateAlgorithm, every_step
 
 
 class SAC(FusedUpdateAlgorithm):
@@ -123,10 +123,13 @@ class SAC(FusedUpdateAlgorithm):
             actor = self._update_actor(batch, observations, alpha,
                                        seeds[:, 1])
         else:
-            if (self._train_step_counter + 1) % self._policy_delay == 0:
+            def actor_step():
                 for key, value in self._update_actor(
                         batch, observations, alpha, seeds[:, 1]).items():
                     self._actor_diagnostics[key].assign(value)
+
+            every_step(self._train_step_counter + 1, self._policy_delay,
+                       actor_step)
             actor = {key: variable.read_value()
                      for key, variable in self._actor_diagnostics.items()}
         return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,

@@ -21,7 +21,7 @@ in one compiled call and the target update are shared (fused_updates.py).
 
 import tensorflow as tf
 
-from .fused_updates import FusedUpdateAlgorithm
+from .fused_updates import FusedUpdateAlgorithm, every_step
 
 
 class TD3(FusedUpdateAlgorithm):
@@ -94,8 +94,8 @@ class TD3(FusedUpdateAlgorithm):
         seed = tf.cast(self._random_generator.make_seeds(1)[:, 0], tf.int32)
         Q_loss, Q_mean, observations = self._update_Qs_towards(
             batch, self._Q_targets_for(batch, seed))
-        if (self._train_step_counter + 1) % self._policy_delay == 0:
-            self._update_policy(batch, observations)
+        every_step(self._train_step_counter + 1, self._policy_delay,
+                   lambda: self._update_policy(batch, observations))
         return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,
                 'policy_loss': self._policy_loss.read_value()}
 
