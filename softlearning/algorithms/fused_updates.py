@@ -44,6 +44,12 @@ A new algorithm is its own file beside sac.py: a subclass of
 - any other optimizers (``self._make_optimizer(name, lr, variables)``) and
   variables a checkpoint needs (extend ``tf_saveables``).
 
+The update is traced without autograph (converting its functions' source
+cost about a second in every process that trains): Python ``if`` and
+``for`` only over Python values; a branch on a tensor is ``tf.cond``
+(``every_step`` in tensor_branches.py for "every n-th update"), a loop
+``tf.while_loop``.
+
 The update is built from the shared pieces below. The critic's step
 ``_update_Qs_towards(batch, y)`` (y from ``_target_values``, or from
 ``_bellman_targets`` and ``_min_Q``)
@@ -79,6 +85,7 @@ from .discounts import resolve_discount
 from .learning_rate_decay import LinearDecay, run_updates
 from .reward_normalization import RewardScale
 from .rl_algorithm import RLAlgorithm
+from .tensor_branches import every_step
 
 
 def batch_signature(pool):
@@ -100,19 +107,6 @@ def _unique(variables):
             seen.add(variable.ref())
             unique.append(variable)
     return unique
-
-
-def every_step(counter, interval, step):
-    """Runs ``step`` (no outputs) when ``counter`` is a multiple of
-    ``interval``: a branch of the compiled update, written as tf.cond (the
-    update is traced without autograph)."""
-    def run():
-        step()  # (its outputs dropped: neither branch returns any)
-
-    if interval == 1:
-        run()
-    else:
-        tf.cond(tf.equal(counter % interval, 0), run, lambda: None)
 
 
 class FusedUpdateAlgorithm(RLAlgorithm):

@@ -25,7 +25,8 @@ and the checkpointed state are shared with the other algorithms
 import numpy as np
 import tensorflow as tf
 
-from .fused_updates import FusedUpdateAlgorithm, every_step
+from .fused_updates import FusedUpdateAlgorithm
+from .tensor_branches import every_step
 
 
 class SAC(FusedUpdateAlgorithm):

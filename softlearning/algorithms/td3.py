@@ -21,7 +21,8 @@ in one compiled call and the target update are shared (fused_updates.py).
 
 import tensorflow as tf
 
-from .fused_updates import FusedUpdateAlgorithm, every_step
+from .fused_updates import FusedUpdateAlgorithm
+from .tensor_branches import every_step
 
 
 class TD3(FusedUpdateAlgorithm):
