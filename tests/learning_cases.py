@@ -83,8 +83,10 @@ CASES = {
                      'Q_params.config.hidden_layer_sizes=[64]', '--config',
                      'policy_params.config.hidden_layer_sizes=[64]'],
                     6, -400),
+    # REDQ 5 epochs: compiled with XLA (its preset), seed 5 of the ten
+    # calibrated was at -544 and -617 after 2 and 3 epochs, -167 after 4.
     'REDQ': case([*PENDULUM, '--algorithm', 'REDQ', *HIGH_UTD, *SMALL],
-                 4, -400),
+                 5, -400),
     'DroQ': case([*PENDULUM, '--algorithm', 'DroQ', *HIGH_UTD, *SMALL],
                  4, -400),
     # Pendulum-v1 observing cos/sin only: one observation does not tell
