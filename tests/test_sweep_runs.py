@@ -206,11 +206,12 @@ def test_asha_stops_poor_trials_early_and_loguniform_stays_in_bounds(
 def test_pbt_exploit_continues_from_the_donors_checkpoint_with_the_mutated_learning_rate(  # noqa: E501
         tmp_path):
     """Two trials, one with 200-step evaluation episodes, whose (negative)
-    returns are always the worse; synchronous PBT compares them at every
-    epoch, so the worse exploits the better at the first."""
+    returns are always the worse; synchronous PBT compares them after the
+    first epoch, where the worse exploits the better, and trains the second
+    with the mutated learning rate."""
     result = run_cli(
         'run_example_local', 'examples.development', *TINY_SWEEP,
-        '--n-epochs', '3', '--trial-cpus', '1', '--local-dir', tmp_path,
+        '--n-epochs', '2', '--trial-cpus', '1', '--local-dir', tmp_path,
         '--checkpoint-frequency', '1', '--scheduler', 'pbt',
         '--config', 'algorithm_params.config.max_path_length={"grid_search": '
                     '[25, 200]}',
