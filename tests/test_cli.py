@@ -14,6 +14,7 @@ import pytest
 
 from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error,
                       read_progress, run_cli, run_clis_at_once, trial_dirs)
+from test_cli_usability import assert_quiet_about_cuda
 
 
 def test_help():
@@ -142,7 +143,10 @@ UNIVERSES = [('gym', 'HalfCheetah', 'v5'), ('dm_control', 'cheetah', 'run'),
 
 @pytest.fixture(scope='module')
 def one_epoch_runs(tmp_path_factory):
-    """One epoch on each universe, the three commands at once."""
+    """One epoch on each universe, the three commands at once, with
+    MUJOCO_GL=osmesa exported as a user without a GPU may have it (MuJoCo
+    and dm_control must still load and train; their start-up stays
+    quiet)."""
     local_dirs = {universe: tmp_path_factory.mktemp(universe)
                   for universe, _, _ in UNIVERSES}
     # A temporary folder of their own (short: Ray's socket paths go in it).
@@ -155,7 +159,9 @@ def one_epoch_runs(tmp_path_factory):
             '1', '--exp-name', 'smoke', '--local-dir', local_dirs[universe],
             '--cpus', '2', '--checkpoint-frequency', '1', '--config',
             'algorithm_params.config.n_initial_exploration_steps=500']
-        for universe, domain, task in UNIVERSES}, env={'TMPDIR': temp_dir})
+        for universe, domain, task in UNIVERSES},
+        env={'TMPDIR': temp_dir, 'MUJOCO_GL': 'osmesa',
+             'PYOPENGL_PLATFORM': 'osmesa'})
     return {universe: (results[universe], local_dirs[universe], temp_dir)
             for universe in results}
 
@@ -165,8 +171,9 @@ def one_epoch_runs(tmp_path_factory):
 def test_one_epoch_through_tune(one_epoch_runs, universe, domain, task):
     result, local_dir, temp_dir = one_epoch_runs[universe]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    # The trials' tf.functions were converted by autograph, whose modules in
-    # the temporary folder a Ray worker's end would leave behind.
+    assert_quiet_about_cuda(result)
+    # No autograph modules (of tf.functions a trial traces with autograph)
+    # left in the temporary folder, where a Ray worker's end leaves them.
     assert not glob.glob(os.path.join(temp_dir, '__autograph_generated_*'))
     (trial_dir,) = trial_dirs(local_dir)
     relative = os.path.relpath(trial_dir, local_dir).split(os.sep)

@@ -14,7 +14,7 @@ from conftest import (FAKE_TENSORFLOW_STARTUP, REPO_ROOT, TENSORFLOW_IMPORTED,
                       TENSORFLOW_NOISE,
                       assert_one_line_error,
                       read_progress, run_cli,
-                      run_clis_at_once, trial_dirs)
+                      trial_dirs)
 
 TINY_RUN = ['--n-epochs', '1', '--epoch-length', '200', '--max-path-length',
             '100', '--seed', '1', '--cpus', '2',
@@ -199,38 +199,6 @@ def test_two_sampler_actors_run_on_two_cpus(tmp_path, command):
     progress = read_progress(trial_dir)
     assert progress['training/num-samplers'].iloc[-1] == 2
     assert progress['total_timestep'].iloc[-1] == 200
-
-
-# MUJOCO_GL=osmesa exported by the user ------------------------------------------
-
-OSMESA_RUNS = [('dm_control', 'cartpole', 'swingup'),
-               ('gym', 'HalfCheetah', 'v5')]
-
-
-@pytest.fixture(scope='module')
-def osmesa_runs(tmp_path_factory):
-    """Both runs at once, with MUJOCO_GL=osmesa exported."""
-    local_dirs = {universe: tmp_path_factory.mktemp(f'osmesa-{universe}')
-                  for universe, _, _ in OSMESA_RUNS}
-    results = run_clis_at_once(
-        {universe: ['run_example_local', 'examples.development',
-                    '--universe', universe, '--domain', domain, '--task',
-                    task, '--local-dir', local_dirs[universe], *TINY_RUN]
-         for universe, domain, task in OSMESA_RUNS},
-        env={'MUJOCO_GL': 'osmesa', 'PYOPENGL_PLATFORM': 'osmesa'})
-    return {universe: (results[universe], local_dirs[universe])
-            for universe in results}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize('universe, domain, task', OSMESA_RUNS)
-def test_training_with_mujoco_gl_osmesa_exported(osmesa_runs, universe,
-                                                 domain, task):
-    result, local_dir = osmesa_runs[universe]
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    (trial_dir,) = trial_dirs(local_dir)
-    assert len(read_progress(trial_dir)) == 1
-    assert_quiet_about_cuda(result)
 
 
 # TensorFlow's CUDA noise ------------------------------------------------------
