@@ -45,7 +45,8 @@ SUITES = {
     # report lives in crossq_hopper_ablations/report.
     'crossq_hopper_ablations': {
         'runs': ['sac_family_50k/*/*CrossQ-Hopper-v5-seed[012]',
-                 'crossq_hopper_lecun_init/*/*', 'crossq_hopper_per_step/*/*'],
+                 'crossq_hopper_lecun_init/*/*', 'crossq_hopper_per_step/*/*',
+                 'crossq_hopper_fused_5/*/*'],
         'steps': 50000},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
