@@ -47,13 +47,14 @@ def project_onto_support(probabilities, target_atoms, support):
     # Each sample's masses added into its own row of N bins: a segment sum
     # over B * N segments, O(B N), where a one-hot matrix product is
     # O(B N^2) (two thirds of SimbaV2's update time at 101 atoms).
-    rows = tf.range(tf.shape(probabilities)[0])[:, None] * n_atoms
+    batch_size = tf.shape(probabilities)[0]
+    rows = tf.range(batch_size)[:, None] * n_atoms
     segments = tf.concat([rows + tf.cast(lower, tf.int32),
                           rows + tf.cast(upper, tf.int32)], axis=1)
     masses = tf.concat([lower_mass, upper_mass], axis=1)
     projected = tf.math.unsorted_segment_sum(
         tf.reshape(masses, [-1]), tf.reshape(segments, [-1]),
-        tf.shape(probabilities)[0] * n_atoms)
+        batch_size * n_atoms)
     return tf.reshape(projected, tf.shape(probabilities))
 
 

@@ -5,11 +5,10 @@ import tensorflow as tf
 
 
 def every_step(counter, interval, step):
-    """Runs ``step`` (no outputs) when ``counter`` is a multiple of
-    ``interval``: a branch of the compiled update, written as tf.cond (the
-    update is traced without autograph)."""
+    """Runs ``step`` (its outputs dropped) when ``counter`` is a multiple of
+    ``interval``; every time, with no branch, when ``interval`` is 1."""
     def run():
-        step()  # (its outputs dropped: neither branch returns any)
+        step()  # neither branch of tf.cond returns anything
 
     if interval == 1:
         run()
