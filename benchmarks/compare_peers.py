@@ -15,9 +15,11 @@ replay pool, 1,000 warm-up steps; each library's rate is measured over
 ``--steps`` steps after another 1,000 steps that absorb compilation.
 
 ``--side-by-side``: as the suites run them, each library on one CPU thread
-and the two at the same time (every peer then starts beside softlearning's
-run; SAC's SB3 row after SBX's), so that the machine's drift hits both;
-without it, one after the other with every thread.
+pinned to a core of its own (the first and the last), the two at the same
+time (every peer then starts beside softlearning's run; SAC's SB3 row after
+SBX's), so that the machine's drift hits both; without it, one after the
+other with every thread. (Unpinned, a JAX process takes more than one
+core: its dispatch thread overlaps the environment with the update.)
 
 Neither peer is a dependency of softlearning. Install them in any Python
 environment with gymnasium[mujoco] and point ``--peer-python`` at it:
@@ -238,18 +240,22 @@ def compare_td3_learning(args):
     import glob
     import tempfile
     import time
+    from peer_processes import pinned_to, side_by_side_cores
     local_dir = tempfile.mkdtemp(prefix='td3_learning_')
+    our_core, peer_core = side_by_side_cores()
     start = time.perf_counter()
     ours = subprocess.Popen(
         softlearning_td3_command(args.learning_steps, args.seed, local_dir),
         cwd=os.path.dirname(HERE), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
-        env={**os.environ, 'PYTHONPATH': os.path.dirname(HERE)})
+        env={**os.environ, 'PYTHONPATH': os.path.dirname(HERE)},
+        preexec_fn=pinned_to(our_core))
     peer = subprocess.Popen(
         [args.peer_python, '-c', PEER_TD3_SCRIPT, str(args.learning_steps),
          str(args.seed), json.dumps(TD3_SETTINGS),
          json.dumps(EVALUATION_SEEDS)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=pinned_to(peer_core))
     our_out, our_err = ours.communicate()
     our_seconds = time.perf_counter() - start
     peer_out, peer_err = peer.communicate()
@@ -349,15 +355,19 @@ def side_by_side(our_command, peer_commands):
     """softlearning's run beside each peer's in turn, one CPU thread each
     (a second run of ours beside the second peer): ({...} or None, error)
     of ours (the mean over its runs) and of each peer."""
-    from peer_processes import peer_process_environment
+    from peer_processes import (peer_process_environment, pinned_to,
+                                side_by_side_cores)
     our_command = [*our_command, '--threads', '1']
+    our_core, peer_core = side_by_side_cores()
     ours, peers = [], {}
     for library, command in peer_commands.items():
         mine = subprocess.Popen(our_command, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True,
+                                preexec_fn=pinned_to(our_core))
         theirs = subprocess.Popen(command, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True,
-                                  env=peer_process_environment())
+                                  env=peer_process_environment(),
+                                  preexec_fn=pinned_to(peer_core))
         ours.append(_parsed(mine, *mine.communicate()))
         peers[library] = _parsed(theirs, *theirs.communicate())
     rates = [result['env_steps_per_s'] for result, _ in ours if result]

@@ -34,7 +34,8 @@ softlearning's only: they are not applied here (TQC's critic count is
 checked, above).
 
 Each (algorithm, environment, seed) trains in its own process of the peer's
-interpreter, one CPU thread each (``--parallel`` runs that many at once),
+interpreter, one CPU thread each, pinned to a core of its own from the
+last one down (``--parallel`` runs that many at once),
 and writes ``<output>/<library>-<algorithm>-<Domain>-<task>-seed<seed>/``
 (``--output`` defaults to ``benchmarks/results/<suite name>/<library>/``):
 ``params.json`` (the settings, under softlearning's names where they exist,

@@ -110,16 +110,20 @@ def _checkpoint(folder, step, epoch):
 
 def _start_with_recording_peer(run, params, tmp_path):
     """peer_processes.start_run with a stand-in interpreter that writes the
-    worker and the spec it was given to started.json: what the peer worker
-    would train."""
+    worker, the spec it was given and the cores it may run on to
+    started.json: what the peer worker would train, and where."""
     peer = tmp_path / 'peer'
-    peer.write_text('#!/bin/sh\nprintf \'{"worker": "%s", "spec": %s}\' '
-                    '"$1" "$2" > "$(dirname "$0")/started.json"\n')
+    peer.write_text(
+        '#!/bin/sh\ncores=$(grep Cpus_allowed_list /proc/$$/status '
+        '| cut -f2)\nprintf \'{"worker": "%s", "spec": %s, "cores": "%s"}\' '
+        '"$1" "$2" "$cores" > "$(dirname "$0")/started.json"\n')
     peer.chmod(0o755)
-    process = peer_processes.start_run(run, params, str(peer))
+    core = max(os.sched_getaffinity(0))
+    process = peer_processes.start_run(run, params, str(peer), core)
     assert process.wait(timeout=60) == 0
     started = json.loads((tmp_path / 'started.json').read_text())
     assert started['worker'] == os.path.join(BENCHMARKS, 'peer_worker.py')
+    assert started['cores'] == str(core)  # pinned to the one core
     return started['spec']
 
 
@@ -296,3 +300,13 @@ def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
     assert not os.path.exists(os.path.join(
         tmp_path, 'out', f'{library}-SAC-Pendulum-v1-seed0',
         folders.CHECKPOINT_DIR))
+
+
+def test_each_running_peer_run_gets_a_core_of_its_own():
+    """The last core first, then down; shared only once all are taken."""
+    cores = [3, 2, 1, 0]
+    assert peer_processes.next_core(cores, []) == 3
+    assert peer_processes.next_core(cores, [3]) == 2
+    assert peer_processes.next_core(cores, [3, 1]) == 2
+    assert peer_processes.next_core(cores, [3, 2, 1, 0]) == 3
+    assert peer_processes.next_core([1, 0], [1, 0, 1]) == 0
