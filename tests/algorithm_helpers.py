@@ -102,8 +102,9 @@ def assert_numpy_policy_acts_as_tensorflow(class_name, policy_config,
     from softlearning.policies import get_numpy_policy
     algorithm, policy, pool = filled_algorithm(
         class_name, policy_config=policy_config, **settings)
-    algorithm._fused_updates(as_tensors(pool.random_batches(n_updates, 32)))
-    policy.refresh_numpy_weights()
+    # As the training loop does: the update returns the values the numpy
+    # mirror is loaded from.
+    algorithm._do_training(pool.random_batches(n_updates, 32))
     env = environments.get_environment('gym', 'Pendulum', 'v1')
     numpy_policy = get_numpy_policy(
         {'class_name': POLICY_CLASSES[class_name],

@@ -132,13 +132,15 @@ def test_categorical_updates_move_the_critics_towards_their_targets():
     algorithm, _, pool = filled_algorithm('SAC', Q_config=CATEGORICAL)
     batch = as_tensors(pool.random_batch(64))
     before = algorithm._fused_updates(
-        tf.nest.map_structure(lambda x: x[None], batch))['Q_loss']
+        tf.nest.map_structure(lambda x: x[None], batch))['diagnostics'][
+            'Q_loss']
     for _ in range(5):
         algorithm._fused_updates(as_tensors(
             tf.nest.map_structure(lambda x: np.repeat(x[None], 20, 0),
                                   pool.random_batch(64))))
     after = algorithm._fused_updates(
-        tf.nest.map_structure(lambda x: x[None], batch))['Q_loss']
+        tf.nest.map_structure(lambda x: x[None], batch))['diagnostics'][
+            'Q_loss']
     assert np.isfinite(float(after)) and float(after) < float(before)
 
 

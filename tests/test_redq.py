@@ -73,7 +73,7 @@ def test_delayed_actor_steps_every_policy_delay_updates():
         before = [w.copy() for w in policy.get_weights()]
         alpha = algorithm.alpha
         diagnostics = algorithm._fused_updates(tf.nest.map_structure(
-            lambda x: x[i:i + 1], batches))
+            lambda x: x[i:i + 1], batches))['diagnostics']
         moved = any(not np.array_equal(a, b)
                     for a, b in zip(before, policy.get_weights()))
         assert moved == (algorithm.alpha != alpha)

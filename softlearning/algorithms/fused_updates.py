@@ -387,7 +387,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     def _fused_updates_impl(self, batches):
         """Runs one update per leading index of ``batches``; returns the
-        mean of each diagnostic over them, {name: scalar}."""
+        mean of each diagnostic over them, {name: scalar}, and the values
+        the policy's numpy copy is then loaded from ('acting_weights')."""
         n_updates = tf.shape(batches['actions'])[0]
         # The loop carries the sums, so they start with every name.
         sums = {key: tf.zeros(()) for key in self.training_diagnostic_keys}
@@ -401,8 +402,12 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         _, sums = tf.while_loop(lambda i, _: i < n_updates, update,
                                 (tf.constant(0), sums),
                                 maximum_iterations=n_updates)
-        return {key: total / tf.cast(n_updates, tf.float32)
-                for key, total in sums.items()}
+        means = {key: total / tf.cast(n_updates, tf.float32)
+                 for key, total in sums.items()}
+        # Read after the loop (automatic control dependencies order them).
+        return {'diagnostics': means,
+                'acting_weights': [variable.read_value() for variable
+                                   in self._policy.acting_variables()]}
 
     def get_diagnostics(self, batch):
         return self._rewards.diagnostics()
@@ -412,8 +417,10 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     def _do_training(self, batches):
         self._rewards.refresh()
-        means = self._fused_updates(batches)
-        self._policy.refresh_numpy_weights()
+        outputs = self._fused_updates(batches)
+        self._policy.set_acting_weights(
+            [value.numpy() for value in outputs['acting_weights']])
+        means = outputs['diagnostics']
         return {key: float(means[key])
                 for key in self.training_diagnostic_keys}
 

@@ -75,5 +75,6 @@ class NumpyRecurrentMirror(NumpyRecurrentNetwork):
         self._model = model
         super().__init__(model.get_weights(), activation, output_activation)
 
-    def refresh(self):
-        self.set_weights(self._model.get_weights())
+    def source_variables(self):
+        """The model's variables in the order ``set_weights`` reads them."""
+        return self._model.weights

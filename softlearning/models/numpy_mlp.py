@@ -164,22 +164,29 @@ class NumpyMirror(NumpyMLP):
     """A numpy copy of a Keras Dense stack, refreshed from the model.
 
     Calling a Keras model (even a compiled one) costs ~100 us of dispatch per
-    call; three small matmuls in numpy cost a few microseconds. The mirror is
-    refreshed from the TensorFlow weights after each training call.
+    call; three small matmuls in numpy cost a few microseconds. The policy
+    refreshes the mirror after each training call: it reads
+    ``source_variables()`` and passes their values to ``set_weights``.
     """
 
     def __init__(self, model, activation, output_activation='linear'):
         self._model = model
         super().__init__(layer_weights(model), activation, output_activation)
 
-    def refresh(self):
-        self.set_weights(layer_weights(self._model))
+    def source_variables(self):
+        """The model's variables in the order ``set_weights`` reads them."""
+        return layer_variables(self._model)
+
+
+def layer_variables(model):
+    """A Keras model's variables layer by layer (``model.weights`` puts
+    every trainable weight before every other; a batch renormalization
+    layer's running statistics would come last)."""
+    return [w for layer in model.layers for w in layer.weights]
 
 
 def layer_weights(model):
-    """A Keras model's weights layer by layer (``model.get_weights()`` puts
-    every trainable weight before every other; a batch renormalization
-    layer's running statistics would come last)."""
+    """The values of ``layer_variables(model)``."""
     return [w for layer in model.layers for w in layer.get_weights()]
 
 

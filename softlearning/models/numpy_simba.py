@@ -15,7 +15,8 @@ kernel and bias.
 
 import numpy as np
 
-from .numpy_mlp import StartsAtOne, layer_weights, numpy_activation
+from .numpy_mlp import (StartsAtOne, layer_variables, layer_weights,
+                        numpy_activation)
 
 # The normalization's epsilon (as gymnasium's and SB3's running statistics)
 # and the LayerNorms' (as flax's, which SimBa's authors use).
@@ -109,5 +110,6 @@ class NumpySimbaMirror(NumpySimba):
         self._model = model
         super().__init__(layer_weights(model), activation, output_activation)
 
-    def refresh(self):
-        self.set_weights(layer_weights(self._model))
+    def source_variables(self):
+        """The model's variables in the order ``set_weights`` reads them."""
+        return layer_variables(self._model)

@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from .numpy_mlp import StartsAtOne, layer_weights, numpy_activation
+from .numpy_mlp import (StartsAtOne, layer_variables, layer_weights,
+                        numpy_activation)
 from .numpy_simba import (EXPANSION, N_NORMALIZATION_WEIGHTS, block_width,
                           normalize_observations)
 
@@ -151,5 +152,6 @@ class NumpySimbaV2Mirror(NumpySimbaV2):
         self._model = model
         super().__init__(layer_weights(model), activation, output_activation)
 
-    def refresh(self):
-        self.set_weights(layer_weights(self._model))
+    def source_variables(self):
+        """The model's variables in the order ``set_weights`` reads them."""
+        return layer_variables(self._model)
