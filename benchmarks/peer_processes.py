@@ -3,12 +3,15 @@ run is one process of the peer's interpreter running peer_worker.py, one
 CPU thread each, ``parallel`` at a time; a run with a usable checkpoint
 continues from it, a failed one keeps its error output as error.txt.
 
-Each run is pinned to one core of its own, taken from the last one down.
+Each run is pinned to one core of its own, taken from the last one down,
+and runs at the niceness Ray gives its workers (softlearning's trials).
 One thread setting does not make one CPU: JAX's dispatch thread overlaps
-the environment's steps with the update, and an unpinned SBX run took 1.2
-cores beside a softlearning trial, whose Ray worker runs at niceness 15
-and so gave way (60 against 84 steps/s). Pinned, a peer run side by side
-with a softlearning suite of ``--cpus 1`` leaves the trial the other core.
+the environment's steps with the update, and an unpinned SBX run at
+niceness 0 took 1.2 cores beside a softlearning trial at Ray's 15, which
+gave way (60 against 84 steps/s). Pinned, a peer run side by side with a
+softlearning suite of ``--cpus 1`` leaves the trial the other core (80
+against 79); at the same niceness, neither side yields to the rest of the
+machine more readily than the other.
 """
 
 import functools
@@ -34,6 +37,8 @@ VERSION_MODULES = {
 # What the worker is given of a run besides its constructor and resume.
 WORKER_KEYS = ('folder', 'name', 'library', 'algorithm', 'gymnasium_id',
                'seed', 'steps', 'evaluation')
+# Ray's default niceness for worker processes (its worker_niceness).
+RAY_WORKER_NICENESS = 15
 
 
 # Runs in the peer's interpreter: prints {module: version} or fails.
@@ -70,6 +75,17 @@ def pinned_to(core):
     return functools.partial(os.sched_setaffinity, 0, {core})
 
 
+def pinned_as_a_trial(core):
+    """A Popen ``preexec_fn``: pinned to ``core`` and at least as nice as
+    Ray's workers (a peer run beside softlearning's trials)."""
+    def preexec():
+        os.sched_setaffinity(0, {core})
+        niceness = os.getpriority(os.PRIO_PROCESS, 0)
+        os.setpriority(os.PRIO_PROCESS, 0,
+                       max(niceness, RAY_WORKER_NICENESS))
+    return preexec
+
+
 def side_by_side_cores():
     """(softlearning's core, the peer's) for two runs side by side: the
     first and the last core this process may use."""
@@ -97,9 +113,9 @@ def peer_versions(peer_python, library):
 
 
 def start_run(run, params, peer_python, core):
-    """Starts the run's peer process, pinned to ``core``: from its
-    checkpoint if it has one with the same params.json, else from
-    scratch."""
+    """Starts the run's peer process, pinned to ``core`` at a Ray
+    worker's niceness: from its checkpoint if it has one with the same
+    params.json, else from scratch."""
     folder = run['folder']
     resume = resumable(folder, params) if os.path.isdir(folder) else None
     if resume:
@@ -124,7 +140,7 @@ def start_run(run, params, peer_python, core):
     process = subprocess.Popen(
         [peer_python, WORKER, json.dumps(spec)],
         stdout=None, stderr=stderr, env=peer_process_environment(),
-        preexec_fn=pinned_to(core))
+        preexec_fn=pinned_as_a_trial(core))
     stderr.close()
     print(f"{run['name']}: started ({run['gymnasium_id']}, "
           f"{run['steps']} steps, core {core}).", flush=True)

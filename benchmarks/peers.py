@@ -35,7 +35,8 @@ checked, above).
 
 Each (algorithm, environment, seed) trains in its own process of the peer's
 interpreter, one CPU thread each, pinned to a core of its own from the
-last one down (``--parallel`` runs that many at once),
+last one down, at the niceness of Ray's workers (``--parallel`` runs that
+many at once; peer_processes.py says why),
 and writes ``<output>/<library>-<algorithm>-<Domain>-<task>-seed<seed>/``
 (``--output`` defaults to ``benchmarks/results/<suite name>/<library>/``):
 ``params.json`` (the settings, under softlearning's names where they exist,

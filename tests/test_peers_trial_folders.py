@@ -110,13 +110,14 @@ def _checkpoint(folder, step, epoch):
 
 def _start_with_recording_peer(run, params, tmp_path):
     """peer_processes.start_run with a stand-in interpreter that writes the
-    worker, the spec it was given and the cores it may run on to
-    started.json: what the peer worker would train, and where."""
+    worker, the spec it was given, the cores it may run on and its
+    niceness to started.json: what the peer worker would train, and how."""
     peer = tmp_path / 'peer'
     peer.write_text(
         '#!/bin/sh\ncores=$(grep Cpus_allowed_list /proc/$$/status '
-        '| cut -f2)\nprintf \'{"worker": "%s", "spec": %s, "cores": "%s"}\' '
-        '"$1" "$2" "$cores" > "$(dirname "$0")/started.json"\n')
+        '| cut -f2)\nnice=$(cut -d" " -f19 /proc/$$/stat)\n'
+        'printf \'{"worker": "%s", "spec": %s, "cores": "%s", "nice": %s}\' '
+        '"$1" "$2" "$cores" "$nice" > "$(dirname "$0")/started.json"\n')
     peer.chmod(0o755)
     core = max(os.sched_getaffinity(0))
     process = peer_processes.start_run(run, params, str(peer), core)
@@ -124,6 +125,8 @@ def _start_with_recording_peer(run, params, tmp_path):
     started = json.loads((tmp_path / 'started.json').read_text())
     assert started['worker'] == os.path.join(BENCHMARKS, 'peer_worker.py')
     assert started['cores'] == str(core)  # pinned to the one core
+    assert started['nice'] == max(peer_processes.RAY_WORKER_NICENESS,
+                                  os.getpriority(os.PRIO_PROCESS, 0))
     return started['spec']
 
 
