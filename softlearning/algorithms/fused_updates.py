@@ -14,7 +14,8 @@ every such algorithm needs and nothing it chooses:
   ``tf.function`` call, a loop inside the graph over K minibatches drawn
   beforehand and stacked to (K, B, ...), so TensorFlow's per-call dispatch
   is paid once per K updates; it returns {name: mean over the K} of the
-  update's diagnostics;
+  update's diagnostics and the policy's new weights, which the numpy copy
+  that acts is loaded from (so no variable is read from Python);
 - pixel agents' random-shift augmentation of each minibatch;
 - the update counter and one random generator (a TensorFlow variable, so a
   checkpoint holds it and a resumed run draws the same noise);
