@@ -48,6 +48,10 @@ SUITES = {
                  'crossq_hopper_lecun_init/*/*', 'crossq_hopper_per_step/*/*',
                  'crossq_hopper_fused_5/*/*'],
         'steps': 50000},
+    # SAC's mujoco_100k runs of the same seeds stand beside the frontier.
+    'frontier_100k': {'runs': ['frontier_100k/*/*',
+                               'mujoco_100k/softlearning/SAC-*-seed[012]'],
+                      'steps': 100000},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
                           'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
