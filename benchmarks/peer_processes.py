@@ -79,7 +79,7 @@ def pinned_as_a_trial(core):
     """A Popen ``preexec_fn``: pinned to ``core`` and at least as nice as
     Ray's workers (a peer run beside softlearning's trials)."""
     def preexec():
-        os.sched_setaffinity(0, {core})
+        pinned_to(core)()
         niceness = os.getpriority(os.PRIO_PROCESS, 0)
         os.setpriority(os.PRIO_PROCESS, 0,
                        max(niceness, RAY_WORKER_NICENESS))
