@@ -125,6 +125,7 @@ from peer_settings import (ALGORITHMS, LIBRARY_MODULES, check_tqc_critics,
 from peer_trial_folder import run_status
 from softlearning.experiments import ExperimentError
 from softlearning.experiments.benchmark import SuiteError, load_suite
+from softlearning.experiments.suite_part import part_of_suite
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -143,18 +144,6 @@ def gymnasium_id(environment):
 def trial_name(library, algorithm, environment, seed):
     _, domain, task = environment.split('/')
     return f'{library}-{algorithm}-{domain}-{task}-seed{seed}'
-
-
-def select(values, chosen, what):
-    """The suite's ``values`` restricted to ``chosen`` (None: all), in the
-    suite's order; an unknown choice is an error."""
-    if chosen is None:
-        return list(values)
-    unknown = [c for c in chosen if c not in values]
-    if unknown:
-        raise SuiteError(f"{what} {', '.join(map(str, unknown))} not in the "
-                         f"suite (it has {', '.join(map(str, values))}).")
-    return [value for value in values if value in chosen]
 
 
 def plan_runs(suite, library, output, algorithms, environments, seeds,
@@ -237,11 +226,6 @@ def trial_params(suite, versions, run):
     }
 
 
-def _names(text):
-    """'SAC,TD3' (commas and/or separate arguments) -> ['SAC', 'TD3']."""
-    return [name for part in text for name in part.split(',') if name]
-
-
 def _parser():
     parser = argparse.ArgumentParser(
         description="SBX's or SB3's SAC and TD3 under softlearning's "
@@ -274,21 +258,11 @@ def _parser():
 def _selection(suite, args):
     """(algorithms, environments, seeds) of the suite that
     --algorithms/--environments/--seeds choose."""
-    algorithms = select(suite.algorithms, args.algorithms
-                        and _names(args.algorithms), 'Algorithm')
-    environments = select(['/'.join(e) for e in suite.environments],
-                          args.environments and _names(args.environments),
-                          'Environment')
-    seeds = args.seeds and _names(args.seeds)
-    if seeds is not None:
-        try:
-            seeds = [int(seed) for seed in seeds]
-        except ValueError:
-            raise SuiteError(f"--seeds must be integers, got "
-                             f"{' '.join(args.seeds)}.") from None
-    seeds = select(suite.seeds, seeds, 'Seed')
-    check_tqc_critics(suite, algorithms, args.library)
-    return algorithms, environments, seeds
+    part = part_of_suite(suite, args.algorithms, args.environments,
+                         args.seeds)
+    check_tqc_critics(suite, part.algorithms, args.library)
+    return (part.algorithms, ['/'.join(e) for e in part.environments],
+            part.seeds)
 
 
 def main(argv=None):

@@ -13,6 +13,7 @@ from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error,
                       run_cli)
 from softlearning.experiments.benchmark import (SuiteError, load_suite,
                                                 merge_cells, protocol_config)
+from softlearning.experiments.suite_part import part_of_suite
 
 TINY_SUITE = {
     'name': 'tiny', 'algorithms': ['SAC', 'TD3'],
@@ -143,6 +144,35 @@ def test_dry_run_names_trials_protocol_and_folder(tmp_path):
     assert f"Results: {tmp_path}/benchmarks/tiny (a new experiment)" in (
         result.stdout)
     assert TENSORFLOW_IMPORTED not in result.stderr
+
+
+def test_part_of_a_suite_keeps_its_order_and_protocol(tmp_path):
+    suite = load_suite(write_suite(tmp_path, {
+        **TINY_SUITE, 'environments': ['gym/Pendulum/v1', 'gym/Hopper/v5'],
+        'seeds': [0, 1, 2]}))
+    assert part_of_suite(suite) == suite
+    part = part_of_suite(suite, ['TD3'], ['gym/Hopper/v5'], ['2,0'])
+    assert (part.algorithms, part.environments, part.seeds) == (
+        ['TD3'], [('gym', 'Hopper', 'v5')], [0, 2])
+    assert (part.name, part.steps, part.evaluation, part.config) == (
+        suite.name, suite.steps, suite.evaluation, suite.config)
+    with pytest.raises(SuiteError, match=r'Algorithm SQL not in the suite '
+                       r'\(it has SAC, TD3\)'):
+        part_of_suite(suite, algorithms=['SQL'])
+    with pytest.raises(SuiteError, match='--seeds must be integers'):
+        part_of_suite(suite, seeds=['one'])
+
+
+def test_dry_run_of_part_of_a_suite(tmp_path):
+    path = write_suite(tmp_path, {**TINY_SUITE, 'seeds': [0, 1, 2]})
+    result = run_cli('benchmark', path, '--dry-run', '--local-dir', tmp_path,
+                     '--algorithms', 'TD3', '--seeds', '1', '2', timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert 'Suite tiny: TD3 (tiny networks) on gym/Pendulum/v1, seeds 1, 2: '\
+        '2 trials' in result.stdout
+    assert_one_line_error(
+        run_cli('benchmark', path, '--dry-run', '--seeds', '7'),
+        'Seed 7 not in the suite (it has 0, 1, 2)')
 
 
 def test_merge_cells_keeps_what_is_shared():

@@ -25,6 +25,8 @@ pytestmark = pytest.mark.slow
 # (actions in [-2, 2]), and a variant that builds only where its licence
 # server answers (in the command's process, not in a trial's).
 USER_MODULE = textwrap.dedent('''
+    import time
+
     import gymnasium as gym
     import numpy as np
 
@@ -47,6 +49,12 @@ USER_MODULE = textwrap.dedent('''
             return self._state.copy(), -position ** 2, False, False, {}
 
 
+    class SlowPointMass(PointMass):
+        def step(self, action):
+            time.sleep(0.01)
+            return super().step(action)
+
+
     class Licensed(PointMass):
         def __init__(self, render_mode=None):
             import ray
@@ -56,6 +64,8 @@ USER_MODULE = textwrap.dedent('''
 
 
     gym.register('PointMass-v0', entry_point=PointMass, max_episode_steps=50)
+    gym.register('SlowPointMass-v0', entry_point=SlowPointMass,
+                 max_episode_steps=50)
     gym.register('Licensed-v0', entry_point=Licensed, max_episode_steps=50)
     ''')
 SMALL = ['--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
@@ -104,8 +114,11 @@ def runs(tmp_path_factory):
             '--domain', 'pointmass:Licensed', '--task', 'v0', '--n-epochs',
             '2', '--epoch-length', '200', '--local-dir',
             folder / 'licensed'], folder),
+        # At least 2 s an epoch whatever the CPU, so that Ctrl+C lands
+        # before the trial's last epoch even when its epoch lines reach the
+        # terminal late (a busy machine's log forwarding lags by seconds).
         'interrupted': _start([
-            '--domain', 'pointmass:PointMass', '--task', 'v0',
+            '--domain', 'pointmass:SlowPointMass', '--task', 'v0',
             '--n-epochs', '6', '--epoch-length', '200',
             '--checkpoint-frequency', '1', '--local-dir',
             folder / 'interrupted', *SMALL], folder),

@@ -34,13 +34,6 @@ def test_environments_map_to_gymnasium_ids():
         peers.gymnasium_id('dm_control/cheetah/run')
 
 
-def test_selection_keeps_the_suite_order_and_rejects_strangers():
-    assert peers.select(['SAC', 'TD3'], None, 'Algorithm') == ['SAC', 'TD3']
-    assert peers.select([0, 1, 2], [2, 0], 'Seed') == [0, 2]
-    with pytest.raises(SuiteError, match='SQL not in the suite'):
-        peers.select(['SAC', 'TD3'], ['SQL'], 'Algorithm')
-
-
 def test_params_have_softlearning_layout_and_the_protocol(suite, tmp_path):
     params = peers.trial_params(suite, VERSIONS, plan_one(
         suite, tmp_path, 'SAC', 'gym/HalfCheetah/v5', seed=1))

@@ -47,6 +47,18 @@ def get_parser():
                              'their last checkpoints (e.g. checkpoints '
                              'written by a version that cannot restore '
                              'them).')
+    parser.add_argument('--algorithms', nargs='+', default=None,
+                        help="Run only these of the suite's algorithms, "
+                             'e.g. CrossQ or SAC,TD3 (default: all).')
+    parser.add_argument('--environments', nargs='+', default=None,
+                        help="Run only these of the suite's environments, "
+                             'e.g. gym/Hopper/v5 (default: all).')
+    parser.add_argument('--seeds', nargs='+', default=None,
+                        help="Run only these of the suite's seeds, e.g. 1,2 "
+                             '(default: all). A part of a suite is a grid of '
+                             'its own for Tune: resume it with the same '
+                             'choices, and give each part its own '
+                             '--local-dir.')
     parser.add_argument('--dry-run', action='store_true',
                         help='Check the suite and print its trials and '
                              'results folder; run nothing.')
@@ -55,9 +67,11 @@ def get_parser():
 
 def run(argv=None):
     from softlearning.experiments import benchmark, tune_runner
+    from softlearning.experiments.suite_part import part_of_suite
     parser = get_parser()
     args = parser.parse_args(argv)
-    suite = benchmark.load_suite(args.suite, name=args.name)
+    suite = part_of_suite(benchmark.load_suite(args.suite, name=args.name),
+                          args.algorithms, args.environments, args.seeds)
     given = {name: value for name, value in (
         ('local_dir', args.local_dir), ('address', args.address),
         ('cpus', args.cpus), ('verbose', args.verbose),

@@ -160,8 +160,9 @@ class NumpyMLP:
         return x
 
 
-class NumpyMirror(NumpyMLP):
-    """A numpy copy of a Keras Dense stack, refreshed from the model.
+class KerasMirror:
+    """Mixed into a numpy network: its weights are a Keras model's,
+    refreshed from it.
 
     Calling a Keras model (even a compiled one) costs ~100 us of dispatch per
     call; three small matmuls in numpy cost a few microseconds. The policy
@@ -176,6 +177,10 @@ class NumpyMirror(NumpyMLP):
     def source_variables(self):
         """The model's variables in the order ``set_weights`` reads them."""
         return layer_variables(self._model)
+
+
+class NumpyMirror(KerasMirror, NumpyMLP):
+    """A numpy copy of a Keras Dense stack."""
 
 
 def layer_variables(model):

@@ -15,8 +15,7 @@ kernel and bias.
 
 import numpy as np
 
-from .numpy_mlp import (StartsAtOne, layer_variables, layer_weights,
-                        numpy_activation)
+from .numpy_mlp import (KerasMirror, StartsAtOne, numpy_activation)
 
 # The normalization's epsilon (as gymnasium's and SB3's running statistics)
 # and the LayerNorms' (as flax's, which SimBa's authors use).
@@ -103,13 +102,5 @@ class NumpySimba:
                                        + bias)
 
 
-class NumpySimbaMirror(NumpySimba):
-    """A numpy copy of a Keras SimBa model, refreshed from it."""
-
-    def __init__(self, model, activation, output_activation='linear'):
-        self._model = model
-        super().__init__(layer_weights(model), activation, output_activation)
-
-    def source_variables(self):
-        """The model's variables in the order ``set_weights`` reads them."""
-        return layer_variables(self._model)
+class NumpySimbaMirror(KerasMirror, NumpySimba):
+    """A numpy copy of a Keras SimBa model."""

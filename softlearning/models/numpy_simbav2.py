@@ -27,8 +27,7 @@ import math
 
 import numpy as np
 
-from .numpy_mlp import (StartsAtOne, layer_variables, layer_weights,
-                        numpy_activation)
+from .numpy_mlp import (KerasMirror, StartsAtOne, numpy_activation)
 from .numpy_simba import (EXPANSION, N_NORMALIZATION_WEIGHTS, block_width,
                           normalize_observations)
 
@@ -145,13 +144,5 @@ class NumpySimbaV2:
         return np.concatenate(outputs, axis=-1)
 
 
-class NumpySimbaV2Mirror(NumpySimbaV2):
-    """A numpy copy of a Keras SimbaV2 model, refreshed from it."""
-
-    def __init__(self, model, activation, output_activation='linear'):
-        self._model = model
-        super().__init__(layer_weights(model), activation, output_activation)
-
-    def source_variables(self):
-        """The model's variables in the order ``set_weights`` reads them."""
-        return layer_variables(self._model)
+class NumpySimbaV2Mirror(KerasMirror, NumpySimbaV2):
+    """A numpy copy of a Keras SimbaV2 model."""
