@@ -175,10 +175,10 @@ def plan_runs(suite, library, output, algorithms, environments, seeds,
                              else f"{suite.steps} steps") + "), skipped.")
                     continue
                 cell = (algorithm, environment)
-                if peer_defaults:
-                    presets[cell] = {'peer_defaults': True}
-                elif cell not in presets:  # one variant per cell
-                    presets[cell] = preset_settings(algorithm, environment)
+                if cell not in presets:  # one variant per cell
+                    presets[cell] = ({'peer_defaults': True} if peer_defaults
+                                     else preset_settings(algorithm,
+                                                          environment))
                 config = settings(algorithm, environment, suite,
                                   presets[cell])
                 runs.append({
