@@ -25,6 +25,7 @@ from peer_trial_folder import (ERROR_FILE, RESUMES_FILE, STDERR_FILE,
                                clear_run, remove_checkpoint, resumable,
                                rewind_progress, write_params)
 from softlearning.experiments.benchmark import SuiteError
+from softlearning.utils.machine import cpu_model
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       'peer_worker.py')
@@ -135,7 +136,8 @@ def start_run(run, params, peer_python, core):
         clear_run(folder)
         write_params(folder, params)
     spec = {**{key: run[key] for key in WORKER_KEYS}, 'resume': resume,
-            'constructor': params['benchmark']['constructor']}
+            'constructor': params['benchmark']['constructor'],
+            'cpu': cpu_model()}
     stderr = open(os.path.join(run['folder'], STDERR_FILE), 'w')
     process = subprocess.Popen(
         [peer_python, WORKER, json.dumps(spec)],

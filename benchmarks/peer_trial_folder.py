@@ -39,7 +39,8 @@ REQUIRED_COLUMNS = (
 )
 # Seconds spent collecting and training (evaluations and checkpoints not
 # counted), as softlearning's column: the axis of per-hour reports.
-PROGRESS_COLUMNS = REQUIRED_COLUMNS + ('training_seconds',)
+# And the CPU the run's timings were measured on (softlearning's column).
+PROGRESS_COLUMNS = REQUIRED_COLUMNS + ('training_seconds', 'cpu')
 
 
 def write_params(folder, params):
@@ -50,7 +51,7 @@ def write_params(folder, params):
 
 def evaluation_row(epoch, total_timestep, returns, lengths, time_total_s,
                    epoch_seconds, evaluation_seconds, epoch_steps,
-                   training_seconds=None):
+                   training_seconds=None, cpu=None):
     """One progress.csv row (softlearning's column names; standard
     deviation over the episodes with ddof 0, as softlearning's)."""
     n = len(returns)
@@ -72,6 +73,7 @@ def evaluation_row(epoch, total_timestep, returns, lengths, time_total_s,
         'times/epoch': epoch_seconds,
         'times/evaluation': evaluation_seconds,
         'training_seconds': training_seconds,
+        'cpu': cpu,
     }
 
 

@@ -7,7 +7,8 @@ writes its trial folder (peer_trial_folder.py) as it goes.
 SPEC_JSON is everything the run needs, written by the host side
 (benchmarks/peers.py, from softlearning's suite and presets): folder, name,
 library, algorithm, gymnasium_id, seed, steps, training_seconds (a
-per-hour suite's budget of collecting and training, or null), evaluation
+per-hour suite's budget of collecting and training, or null), cpu (the
+machine's, for progress.csv), evaluation
 {episodes, first_seed, interval}, constructor {module, class, policy,
 kwargs} and resume (a checkpoint record to go on from, or null). Standard library and
 the peer library only: no setting is decided here.
@@ -137,7 +138,8 @@ def train(spec):
                 self.epoch, step, returns, lengths, now - start,
                 epoch_seconds=now - self.last_time,
                 evaluation_seconds=now - evaluation_start,
-                epoch_steps=step - self.last_step, training_seconds=spent)
+                epoch_steps=step - self.last_step, training_seconds=spent,
+                cpu=spec.get('cpu'))
             progress.write(row)
             print(f"{spec['name']}  step {step}/{steps}  eval return "
                   f"{row['evaluation/return-mean']:.1f} "

@@ -305,6 +305,35 @@ def final_returns(here, suite):
             + _table(['task', *agents], rows, ['---'] + ['---:'] * len(agents)))
 
 
+def run_costs(here, suite):
+    """Per agent, task and CPU: each run's seconds (``time_total_s`` of its
+    last row, evaluations included) and its median steps a second over the
+    epochs after warm-up, from the committed progress.csv files of the
+    suite's own runs (not those borrowed from other suites)."""
+    import pandas as pd
+    groups = {}
+    own = os.path.join(RESULTS, suite, '')
+    for run in (run for run in _runs(suite) if run.path.startswith(own)):
+        progress = pd.read_csv(os.path.join(run.path, 'progress.csv'))
+        cpus = progress['cpu'].dropna().unique() if 'cpu' in progress else []
+        cpu = ', '.join(sorted(cpus)) or 'not recorded'
+        warm = progress[progress['total_timestep'] > progress[
+            'total_timestep'].iloc[0] * 2]  # past the warm-up's epochs
+        groups.setdefault((str(run.agent), run.task, cpu), []).append(
+            (str(run.seed), progress['time_total_s'].iloc[-1],
+             warm['timesteps_per_second'].median()))
+    rows = []
+    for (agent, task, cpu), runs in sorted(groups.items()):
+        runs.sort()
+        rows.append([agent, task.replace('gym/', '').replace('/', '-'), cpu,
+                     ', '.join(seed for seed, _, _ in runs),
+                     ', '.join(f'{seconds:,.0f}' for _, seconds, _ in runs),
+                     ', '.join(f'{rate:.0f}' for _, _, rate in runs)])
+    return _table(['agent', 'task', 'CPU', 'seeds', 'seconds per run',
+                   'env steps/s (median epoch)'], rows,
+                  ['---', '---', '---', '---', '---:', '---:'])
+
+
 def report_link(here, suite):
     return (f"The full report: `benchmarks/results/{suite}/report/report.md` "
             "(all metrics, per-task tables, curves and profiles).")
@@ -326,6 +355,7 @@ GENERATORS = {
     'aggregates': aggregates,
     'improvement': improvement,
     'final-returns': final_returns,
+    'run-costs': run_costs,
     'report-link': report_link,
     'calibration': calibration,
 }

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error,
                       read_progress, run_cli, run_clis_at_once, trial_dirs)
+from softlearning.utils.machine import cpu_model
 from test_cli_usability import assert_quiet_about_cuda
 
 
@@ -187,6 +188,7 @@ def test_one_epoch_through_tune(one_epoch_runs, universe, domain, task):
         assert np.isfinite(progress[column].iloc[0]), column
     assert progress['total_timestep'].iloc[0] == 1000
     assert progress['num_train_steps'].iloc[0] == 500
+    assert progress['cpu'].iloc[0] == cpu_model()
     files = os.listdir(trial_dir)
     assert 'result.json' in files
     assert any(name.startswith('events.out.tfevents') for name in files)

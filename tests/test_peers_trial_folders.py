@@ -19,6 +19,7 @@ import peer_trial_folder as folders
 import peer_worker
 import peers
 from softlearning.analysis import load_trials, summarize
+from softlearning.utils.machine import cpu_model
 
 
 @pytest.fixture
@@ -127,6 +128,7 @@ def _start_with_recording_peer(run, params, tmp_path):
     assert started['cores'] == str(core)  # pinned to the one core
     assert started['nice'] == max(peer_processes.RAY_WORKER_NICENESS,
                                   os.getpriority(os.PRIO_PROCESS, 0))
+    assert started['spec']['cpu'] == cpu_model()  # for progress.csv
     return started['spec']
 
 
@@ -300,6 +302,7 @@ def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
     (trial,) = load_trials([str(tmp_path / 'out')])
     assert trial.status == 'done'
     assert list(trial.progress['total_timestep']) == [200, 400]
+    assert set(trial.progress['cpu']) == {cpu_model()}
     assert not os.path.exists(os.path.join(
         tmp_path, 'out', f'{library}-SAC-Pendulum-v1-seed0',
         folders.CHECKPOINT_DIR))

@@ -17,6 +17,7 @@ from ray import tune
 from softlearning.environments.rendering import keep_opengl_out_of_learner
 from softlearning.utils import checkpoints
 from softlearning.utils.random import set_seed
+from softlearning.utils.machine import cpu_model
 from softlearning.utils.tensorflow_logging import import_tensorflow
 
 from .build import build_components
@@ -224,6 +225,9 @@ class ExperimentRunner(tune.Trainable):
         diagnostics['learning_rates'] = learning_rates(self.algorithm)
         print(format_progress(diagnostics, self._n_epochs,
                               self._total_steps), flush=True)
+        # What this epoch's timings were measured on (a resumed run may
+        # go on on another machine).
+        diagnostics['cpu'] = cpu_model()
         import ray
         if ray.is_initialized():
             # Which node of a cluster the trial ran on.

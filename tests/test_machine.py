@@ -1,0 +1,26 @@
+"""The CPU a run's timings were measured on, as progress.csv records it."""
+
+from softlearning.utils.machine import cpu_model, describe_cpu
+
+XEON = ('processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Processor\n'
+        'flags\t\t: fpu sse2 avx avx2 avx512f avx512bw\n\n'
+        'processor\t: 1\nmodel name\t: Intel(R) Xeon(R) Processor\n'
+        'flags\t\t: fpu sse2 avx avx2 avx512f avx512bw\n')
+EPYC = ('model name\t: AMD EPYC 7B13 64-Core Processor\n'
+        'flags\t\t: fpu sse2 avx avx2 fma\n')
+GRAVITON = 'processor\t: 0\nFeatures\t: fp asimd evtstrm aes\n'
+
+
+def test_the_model_and_its_widest_vector_extension():
+    assert describe_cpu(XEON, 2) == (
+        'Intel(R) Xeon(R) Processor (AVX-512, 2 CPUs)')
+    assert describe_cpu(EPYC, 2) == (
+        'AMD EPYC 7B13 64-Core Processor (AVX2, 2 CPUs)')
+    assert describe_cpu(GRAVITON, 4, fallback='aarch64') == (
+        'aarch64 (NEON, 4 CPUs)')
+    assert describe_cpu('', 8, fallback='arm') == 'arm (8 CPUs)'
+
+
+def test_this_machine_has_a_description():
+    assert cpu_model().endswith(' CPUs)')
+    assert cpu_model() is cpu_model()  # read once per process
