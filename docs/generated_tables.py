@@ -52,6 +52,11 @@ SUITES = {
     'frontier_100k': {'runs': ['frontier_100k/*/*',
                                'mujoco_100k/softlearning/SAC-*-seed[012]'],
                       'steps': 100000},
+    # One update per step against the fused preset, on the cells run so far.
+    'frontier_crossq_per_step': {
+        'runs': ['frontier_crossq_per_step/*/*',
+                 'frontier_100k/*/*CrossQ-Hopper-v5-seed[01]'],
+        'steps': 100000},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
                           'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
