@@ -15,7 +15,7 @@ kernel and bias.
 
 import numpy as np
 
-from .numpy_mlp import (KerasMirror, StartsAtOne, numpy_activation)
+from .numpy_mlp import KerasMirror, StartsAtOne, numpy_activation
 
 # The normalization's epsilon (as gymnasium's and SB3's running statistics)
 # and the LayerNorms' (as flax's, which SimBa's authors use).

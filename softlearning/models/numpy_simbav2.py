@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .numpy_mlp import (KerasMirror, StartsAtOne, numpy_activation)
+from .numpy_mlp import KerasMirror, StartsAtOne, numpy_activation
 from .numpy_simba import (EXPANSION, N_NORMALIZATION_WEIGHTS, block_width,
                           normalize_observations)
 
