@@ -55,7 +55,7 @@ SUITES = {
     # One update per step against the fused preset, on the cells run so far.
     'frontier_crossq_per_step': {
         'runs': ['frontier_crossq_per_step/*/*',
-                 'frontier_100k/*/*CrossQ-Hopper-v5-seed[01]'],
+                 'frontier_100k/*/*CrossQ-Hopper-v5-seed[012]'],
         'steps': 100000},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
