@@ -320,10 +320,11 @@ def run_costs(here, suite):
     own = os.path.join(RESULTS, suite, '')
     for run in (run for run in _runs(suite) if run.path.startswith(own)):
         progress = pd.read_csv(os.path.join(run.path, 'progress.csv'))
+        with open(os.path.join(run.path, 'params.json')) as f:
+            warmup = json.load(f)['benchmark']['warmup_steps']
         cpus = progress['cpu'].dropna().unique() if 'cpu' in progress else []
         cpu = ', '.join(sorted(cpus)) or 'not recorded'
-        warm = progress[progress['total_timestep'] > progress[
-            'total_timestep'].iloc[0] * 2]  # past the warm-up's epochs
+        warm = progress[progress['total_timestep'] > warmup]
         groups.setdefault((str(run.agent), run.task, cpu), []).append(
             (str(run.seed), progress['time_total_s'].iloc[-1],
              warm['timesteps_per_second'].median()))
