@@ -167,12 +167,18 @@ def test_debug_refuses_resuming_an_experiment(tmp_path):
         result, 'an experiment folder is resumed by run_example_local')
 
 
-def test_debug_honours_mode_local(tmp_path):
+@pytest.mark.slow
+def test_debug_honours_mode_local_and_sampler_actors(tmp_path):
     import json
     result = _debug(tmp_path, '--mode', 'local', '--n-epochs', '1',
-                    '--epoch-length', '50', '--checkpoint-at-end', 'False')
+                    '--epoch-length', '50', '--checkpoint-at-end', 'False',
+                    '--num-samplers', '2', '--cpus', '2')
     assert result.returncode == 0, result.stderr[-3000:]
+    # The trainer is this process: the actors have Ray's 2 CPUs, with no
+    # notice (run_example_local's: test_two_sampler_actors_run_on_two_cpus).
+    assert 'Notice: 2 sampler actors' not in result.stderr
     (trial_dir,) = trial_dirs(tmp_path)
+    assert read_progress(trial_dir)['training/num-samplers'].iloc[-1] == 2
     with open(os.path.join(trial_dir, 'params.json')) as f:
         variant = json.load(f)
     # Not debug-sized: the compiled (not eager) update and 5 evaluation
@@ -184,17 +190,13 @@ def test_debug_honours_mode_local(tmp_path):
 # Sampler actors on a 2-CPU machine ----------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.parametrize('command', ['run_example_local', 'run_example_debug'])
-def test_two_sampler_actors_run_on_two_cpus(tmp_path, command):
-    result = run_cli(command, 'examples.development', '--num-samplers', '2',
-                     '--local-dir', tmp_path, '--checkpoint-at-end', 'False',
-                     *TINY_RUN)
+def test_two_sampler_actors_run_on_two_cpus(tmp_path):
+    result = run_cli('run_example_local', 'examples.development',
+                     '--num-samplers', '2', '--local-dir', tmp_path,
+                     '--checkpoint-at-end', 'False', *TINY_RUN)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    if command == 'run_example_local':
-        assert ("2 sampler actors get 0.5 CPU each to fit beside the "
-                "trainer's 1 CPU in the 2 CPUs Ray gets") in result.stderr
-    else:  # the trainer is this process: the actors have Ray's 2 CPUs
-        assert 'Notice: 2 sampler actors' not in result.stderr
+    assert ("2 sampler actors get 0.5 CPU each to fit beside the "
+            "trainer's 1 CPU in the 2 CPUs Ray gets") in result.stderr
     (trial_dir,) = trial_dirs(tmp_path)
     progress = read_progress(trial_dir)
     assert progress['training/num-samplers'].iloc[-1] == 2

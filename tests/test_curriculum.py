@@ -1,5 +1,6 @@
 """The environment-parameter curriculum: schedule arithmetic, values in the
-physics of every sampler actor, checkpoints, bad input, one CLI run."""
+physics of every sampler actor, checkpoints, bad input. A CLI run with a
+curriculum and sampler actors: test_sac_family_end_to_end.py."""
 
 import json
 import math
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 import ray
 
-from conftest import assert_one_line_error, read_progress, run_cli, trial_dirs
+from conftest import assert_one_line_error, run_cli
 from softlearning import curriculum, environments, policies, replay_pools
 from softlearning import samplers
 
@@ -264,35 +265,3 @@ def test_bad_curriculum_fails_before_anything_runs(tmp_path, spec, message):
     with pytest.raises(experiments.ExperimentError, match=message):
         experiments.experiment(domain='HalfCheetah', task='v5',
                                curriculum=str(path))
-
-
-@pytest.mark.slow
-def test_cli_run_with_two_samplers_and_a_curriculum(tmp_path):
-    curriculum_file = tmp_path / 'curriculum.json'
-    curriculum_file.write_text(json.dumps({
-        'mass': {'iters': [0, 1, 2], 'range': [0.0, 0.2], 'randomize': True},
-        'friction': {'iters': [1, 2], 'range': [1.0, 0.8]}}))
-    result = run_cli(
-        'run_example_local', 'examples.development',
-        '--domain', 'HalfCheetah', '--task', 'v5', '--seed', '3',
-        '--n-epochs', '3', '--epoch-length', '100', '--max-path-length', '50',
-        '--num-samplers', '2', '--sampler-cpus', '0.5', '--trial-cpus', '1',
-        '--cpus', '2', '--curriculum', curriculum_file,
-        '--local-dir', tmp_path / 'results', '--max-failures', '0',
-        '--config', 'algorithm_params.config.n_initial_exploration_steps=100',
-        '--config', 'algorithm_params.config.batch_size=32',
-        '--config', 'algorithm_params.config.eval_n_episodes=1',
-        '--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
-        '--config', 'Q_params.config.hidden_layer_sizes=[16,16]',
-        timeout=400)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    (trial_dir,) = trial_dirs(tmp_path / 'results')
-    progress = read_progress(trial_dir)
-    assert list(progress['epoch']) == [1, 2, 3]
-    assert list(progress['training/num-samplers']) == [2, 2, 2]
-    assert list(progress['total_timestep']) == [100, 200, 300]
-    assert list(progress['curriculum/mass']) == pytest.approx([0.0, 0.1, 0.2])
-    friction = list(progress['curriculum/friction'])
-    assert math.isnan(friction[0])
-    assert friction[1:] == pytest.approx([1.0, 0.8])
-    assert list(progress['training/episodes']) == [2, 2, 2]

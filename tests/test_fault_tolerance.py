@@ -1,6 +1,8 @@
 """End to end through Ray Tune: a trial whose worker is SIGKILLed recovers
-from its last checkpoint, and an interrupted experiment resumes with
---restore. Each runs the real CLI in a subprocess."""
+from its last checkpoint. It runs the real CLI in a subprocess (an
+interrupted experiment resumed with --restore: test_first_day_runs.py, and
+test_cloud_storage.py for results in S3). The helpers here start, interrupt
+and read such runs for those tests too."""
 
 import glob
 import json
@@ -130,34 +132,3 @@ def test_killed_trial_recovers_from_its_checkpoint(tmp_path):
     # prints as the run ends; that the last epoch ran, result.json says).
     assert resumed == list(range(resumed[0], resumed[-1] + 1)), epochs_by_pid
     assert resumed[-1] >= N_EPOCHS - 1, epochs_by_pid
-
-
-@pytest.mark.timing
-def test_interrupted_experiment_resumes_with_restore(tmp_path, cli):
-    # Many short epochs, so the interrupt surely comes before the end.
-    n_epochs = 40
-    process = _start(tmp_path, '--max-failures', '0', epochs=n_epochs)
-    output = interrupt_at_epoch(process, 2)
-    [experiment_dir] = glob.glob(str(tmp_path / '*/*/*/*-ft'))
-    [trial_dir] = glob.glob(os.path.join(experiment_dir, 'id=*'))
-    stopped_at = _results(trial_dir)[-1]['epoch']
-    assert stopped_at < n_epochs, output[-3000:]
-
-    result = cli('run_example_local', 'examples.development',
-                 *map(str, tiny_args(epochs=n_epochs)), '--cpus', '2',
-                 '--restore', experiment_dir, '--verbose', '0', timeout=300)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
-    assert _trial_status(experiment_dir) == ['TERMINATED']
-    results = _assert_complete(trial_dir, n_epochs, every_epoch=False)
-    # Every epoch is recorded. Once, except where the restored trial re-ran
-    # from a checkpoint older than the last result: Ctrl+C can come between
-    # an epoch's result and its checkpoint (seen: [1, 2, 2, 3, ...]), and
-    # the epoch runs again. Never back to epoch 1: the restored trial
-    # started from a checkpoint, not from scratch.
-    epochs = [r['epoch'] for r in results]
-    assert sorted(set(epochs)) == list(range(1, n_epochs + 1)), epochs
-    repeated = [e for e in set(epochs) if epochs.count(e) > 1]
-    assert all(e <= stopped_at and e > 1 and epochs.count(e) == 2
-               for e in repeated), epochs
-    resumed = [r for r in results if r['epoch'] > stopped_at]
-    assert resumed and resumed[0]['num_train_steps'] > 0

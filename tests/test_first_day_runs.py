@@ -259,12 +259,20 @@ def test_a_trial_that_cannot_be_built_ends_at_once(runs):
     assert 'no licence server at licence.example:2718' in summary.stdout
 
 
+def _epochs(trial):
+    with open(os.path.join(trial, 'result.json')) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def test_ctrl_c_is_exit_130_and_restore_continues(runs):
     result = runs['interrupted']
     assert result.returncode == 130, result.stderr[-3000:]
     assert 'Tuner.restore' not in result.stdout + result.stderr
     assert '--restore' in result.stdout
-    experiment = os.path.dirname(_trial(runs['folder'] / 'interrupted'))
+    trial = _trial(runs['folder'] / 'interrupted')
+    stopped_at = _epochs(trial)[-1]['epoch']
+    assert stopped_at < 6, result.stdout[-3000:]
+    experiment = os.path.dirname(trial)
     resumed = run_cli('run_example_local', 'examples.development',
                       '--restore', experiment, cwd=runs['folder'],
                       timeout=RUN_GUARD_S)
@@ -275,3 +283,20 @@ def test_ctrl_c_is_exit_130_and_restore_continues(runs):
     # lines of notices at most.
     other = [line for line in resumed.stderr.splitlines() if line.strip()]
     assert len(other) <= 5, resumed.stderr
+    from ray.tune import ExperimentAnalysis
+    assert [t.status for t in ExperimentAnalysis(experiment).trials] == [
+        'TERMINATED']
+    # Every epoch is recorded. Once, except where the restored trial re-ran
+    # from a checkpoint older than the last result: Ctrl+C can come between
+    # an epoch's result and its checkpoint (seen: [1, 2, 2, 3, ...]), and
+    # the epoch runs again. Never back to epoch 1: the restored trial
+    # started from a checkpoint, not from scratch.
+    results = _epochs(trial)
+    epochs = [r['epoch'] for r in results]
+    assert sorted(set(epochs)) == list(range(1, 7)), epochs
+    assert results[-1]['done'], epochs
+    repeated = [e for e in set(epochs) if epochs.count(e) > 1]
+    assert all(1 < e <= stopped_at and epochs.count(e) == 2
+               for e in repeated), epochs
+    resumed = [r for r in results if r['epoch'] > stopped_at]
+    assert resumed and resumed[0]['num_train_steps'] > 0
