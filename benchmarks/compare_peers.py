@@ -51,6 +51,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from softlearning.experiments.presets import simbav2 as simbav2_preset  # noqa: E402,E501
 from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
 from softlearning.experiments.variants import SIMBA_SIZES  # noqa: E402
+from softlearning.utils.machine import cpu_model  # noqa: E402
 from throughput import EPOCH_LENGTH, WARMUP_STEPS  # noqa: E402  (this folder)
 # throughput.py's second epoch compiles; the peers skip the same steps.
 COMPILE_STEPS = EPOCH_LENGTH
@@ -338,7 +339,7 @@ def main():
         sys.exit(f"throughput.py failed: {error}")
     result = {'algorithm': args.algorithm,
               'softlearning': ours['env_steps_per_s'], 'steps': args.steps,
-              'cpu_count': os.cpu_count(),
+              'cpu_count': os.cpu_count(), 'cpu': cpu_model(),
               'side_by_side': args.side_by_side}
     for library, (peer, error) in peers.items():
         if peer is None:

@@ -26,13 +26,14 @@ Q-functions, random-shift augmentation, batch 128. ``--image-size 84
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+
+from softlearning.utils.machine import cpu_model  # noqa: E402
 
 
 def build_runner(args, num_samplers):
@@ -163,7 +164,7 @@ def main(argv=None):
     results = {'benchmark': 'pixels_throughput', 'image_size': args.image_size,
                'encoder': 'drq' if args.drq else 'default',
                'batch_size': args.batch_size, 'cpus': os.cpu_count(),
-               'machine': platform.processor() or platform.machine(),
+               'cpu': cpu_model(),
                'collection': {}}
     try:
         for num_samplers in (1, 2):

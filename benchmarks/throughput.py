@@ -26,7 +26,6 @@ exactly as a training run builds them.
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 
@@ -34,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from softlearning.cli.options import key_value  # noqa: E402
 from softlearning.experiments.presets import ALGORITHMS  # noqa: E402
+from softlearning.utils.machine import cpu_model  # noqa: E402
 
 EPOCH_LENGTH = 1000
 WARMUP_STEPS = 1000
@@ -158,7 +158,7 @@ def main():
         'sequence_steps': getattr(runner.pool, 'window', None),
         'tf_threads': args.threads,
         'cpu_count': os.cpu_count(),
-        'machine': platform.processor() or platform.machine(),
+        'cpu': cpu_model(),
     }
     print(json.dumps(result))
 
