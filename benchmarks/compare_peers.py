@@ -130,10 +130,12 @@ SOFTLEARNING_CONFIG = {
     'DroQ': [], 'SimbaV2': [],
     'categorical': ['Q_params.config.categorical='
                     '{"n_atoms": 101, "v_min": -5, "v_max": 5}'],
+    # (--network simba's settings: its widths, and XLA where faster.)
     'SimBa': [f'{network}_params.config.{key}={value}'
               for network in ('policy', 'Q')
               for key, value in (('network', 'simba'),
-                                 ('hidden_layer_sizes', f'[{SIMBA_WIDTH}]'))]}
+                                 ('hidden_layer_sizes', f'[{SIMBA_WIDTH}]'))]
+             + ['algorithm_params.config.jit_compile="auto"']}
 PEERS = {'SAC': ('sb3', 'sbx'), 'TQC': ('sbx',), 'CrossQ': ('sbx',),
          'DroQ': ('sbx',), 'SimBa': ('sbx',), 'SimbaV2': ('sbx',),
          'categorical': ('sbx',)}

@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from softlearning.cli.options import key_value  # noqa: E402
 from softlearning.experiments.presets import ALGORITHMS  # noqa: E402
+from softlearning.algorithms.compilation import resolve_jit_compile  # noqa: E402,E501
 from softlearning.utils.machine import cpu_model  # noqa: E402
 
 EPOCH_LENGTH = 1000
@@ -149,7 +150,7 @@ def main():
         'act_latency_us': round(measure_act_latency(runner), 1),
         'measured_env_steps': args.steps,
         'fused_steps': args.fused_steps,
-        'jit_compile': config.get('jit_compile', False),
+        'jit_compile': resolve_jit_compile(config.get('jit_compile', False)),
         'batch_size': config['batch_size'],
         'hidden_layer_sizes': list(
             runner._variant['policy_params']['config']['hidden_layer_sizes']),

@@ -24,3 +24,27 @@ def test_the_model_and_its_widest_vector_extension():
 def test_this_machine_has_a_description():
     assert cpu_model().endswith(' CPUs)')
     assert cpu_model() is cpu_model()  # read once per process
+
+
+def test_vector_extension_is_the_one_the_description_names():
+    from softlearning.utils.machine import vector_extension
+    extension = vector_extension()
+    if extension is None:
+        assert cpu_model().count(',') == 0  # '(N CPUs)' alone
+    else:
+        assert f'({extension}, ' in cpu_model()
+
+
+def test_jit_compile_auto_is_xla_on_avx512_and_gpus_only():
+    import pytest
+
+    from softlearning.algorithms.compilation import resolve_jit_compile
+    assert resolve_jit_compile('auto', extension='AVX-512', gpu=False)
+    assert not resolve_jit_compile('auto', extension='AVX2', gpu=False)
+    assert not resolve_jit_compile('auto', extension='NEON', gpu=False)
+    assert resolve_jit_compile('auto', extension='AVX2', gpu=True)
+    assert resolve_jit_compile(True, extension='AVX2') is True
+    assert resolve_jit_compile(False, extension='AVX-512') is False
+    with pytest.raises(ValueError, match="jit_compile must be true, false "
+                                         "or 'auto', not 'yes'"):
+        resolve_jit_compile('yes')

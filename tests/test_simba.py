@@ -120,3 +120,33 @@ def test_tensorflow_free_policy_starts_as_keras_initializes(policy_config):
     observations = np.random.default_rng(0).normal(size=(4, 3))
     assert np.all(np.isfinite(get_numpy_policy(spec, env).actions_np(
         {'observations': observations.astype(np.float32)})))
+
+
+@pytest.mark.parametrize('algorithm, jit_compile', [
+    ('SAC', 'auto'), ('TD3', 'auto'), ('TQC', True), ('DroQ', False)])
+def test_network_option_compiles_with_xla_where_faster_unless_the_preset_says(
+        algorithm, jit_compile):
+    """--network simba: XLA where it runs the update faster (compilation.py);
+    TQC's preset compiles everywhere, DroQ's never (its dropout masks)."""
+    from checkpoint_helpers import variant_for
+    variant = variant_for('--algorithm', algorithm, '--network', 'simba')
+    assert variant['algorithm_params']['config']['jit_compile'] == jit_compile
+    assert variant_for('--algorithm', algorithm)['algorithm_params'][
+        'config'].get('jit_compile', False) == (jit_compile is True)
+
+
+def test_jit_compile_takes_true_false_or_auto():
+    from checkpoint_helpers import variant_for
+
+    def jit_compile(*options):
+        return variant_for(*options)['algorithm_params']['config'][
+            'jit_compile']
+
+    assert jit_compile('--config', 'algorithm_params.config.jit_compile=auto'
+                       ) == 'auto'
+    assert jit_compile('--network', 'simba', '--config',
+                       'algorithm_params.config.jit_compile=false') is False
+    with pytest.raises(ValueError, match="jit_compile=2: algorithm_params."
+                                         "config.jit_compile takes true, "
+                                         "false or 'auto'"):
+        variant_for('--config', 'algorithm_params.config.jit_compile=2')

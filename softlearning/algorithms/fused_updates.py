@@ -82,6 +82,7 @@ from .categorical_critics import (critics_support, cross_entropy,
                                   expected_values, project_onto_support,
                                   smallest_critic_probabilities)
 from .augmentation import random_shift
+from .compilation import resolve_jit_compile
 from .discounts import resolve_discount
 from .learning_rate_decay import LinearDecay, run_updates
 from .reward_normalization import RewardScale
@@ -144,7 +145,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         (reward_normalization.py), ``{"g_max": 5.0}``; it multiplies
         ``reward_scale``. None for none. ``lr_decay_to``: SimbaV2's linear
         decay of every learning rate to this fraction of its initial value
-        over the run's updates (learning_rate_decay.py); None for none."""
+        over the run's updates (learning_rate_decay.py); None for none.
+        ``jit_compile``: the fused update compiled with XLA; 'auto' where
+        this machine runs it faster (compilation.py)."""
         super().__init__(pool=pool, policy=policy,
                          training_environment=training_environment,
                          **kwargs)
@@ -201,7 +204,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         self._fused_updates = tf.function(
             self._fused_updates_impl,
             input_signature=[batch_signature(pool)],
-            jit_compile=jit_compile, reduce_retracing=True, autograph=False)
+            jit_compile=resolve_jit_compile(jit_compile),
+            reduce_retracing=True, autograph=False)
 
     def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):
         """An Adam optimizer over ``variables``, built now (slots exist

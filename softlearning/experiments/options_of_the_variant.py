@@ -69,8 +69,10 @@ def variant_options():
                debug='the variant',
                help="The actor's and critics' networks: 'simba' for SimBa's "
                     "residual blocks with running observation normalization, "
-                    "'simbav2' for SimbaV2's hyperspherical ones (default: "
-                    "the preset's, 'mlp')."),
+                    "'simbav2' for SimbaV2's hyperspherical ones; either "
+                    "compiles the update with XLA where that is faster "
+                    "(jit_compile 'auto': CPUs with AVX-512, GPUs) unless "
+                    "the preset decides (default: the preset's, 'mlp')."),
         Option('config', type=key_value, default=[], repeatable=True,
                metavar='KEY=VALUE', group=VARIANT, debug='the variant',
                help='Override any variant entry by its dotted path, e.g. '

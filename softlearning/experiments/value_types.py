@@ -11,6 +11,11 @@ import json
 import numbers
 
 MISSING = object()
+# Switches that also take 'auto' (the machine decides at start-up:
+# algorithms/compilation.py), whatever the entry held before.
+AUTO_SWITCHES = ('jit_compile',)
+SWITCH = ("true, false or 'auto'",
+          lambda value: isinstance(value, bool) or value == 'auto')
 
 
 class NotJson(str):
@@ -76,10 +81,14 @@ def check_value(key, value, expected, source='--config'):
     entry's value before the user's settings, or MISSING)."""
     if isinstance(expected, dict) and 'grid_search' in expected:
         expected = (expected['grid_search'] or [None])[0]  # a preset's grid
-    kind = None if expected in (MISSING, None) else _kind(expected)
+    if key.rsplit('.', 1)[-1] in AUTO_SWITCHES:
+        kind = SWITCH
+    else:
+        kind = None if expected in (MISSING, None) else _kind(expected)
     for candidate in _candidates(value):
         if isinstance(candidate, NotJson):
-            if kind is not None and isinstance(expected, str):
+            if kind is not None and (isinstance(expected, str)
+                                     or kind is SWITCH):
                 candidate = str(candidate)  # a bare word for a string entry
             else:
                 raise ValueError(

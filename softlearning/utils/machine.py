@@ -12,8 +12,9 @@ VECTOR_EXTENSIONS = (('avx512f', 'AVX-512'), ('avx2', 'AVX2'),
                      ('avx', 'AVX'), ('asimd', 'NEON'))
 
 
-def describe_cpu(cpuinfo, cpus, fallback='unknown'):
-    """'MODEL (EXTENSION, N CPUs)' from the text of /proc/cpuinfo."""
+def _model_and_extension(cpuinfo):
+    """(model name, widest VECTOR_EXTENSIONS name or None) from the text
+    of /proc/cpuinfo."""
     model, flags = '', set()
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(':')
@@ -24,20 +25,36 @@ def describe_cpu(cpuinfo, cpus, fallback='unknown'):
             flags = set(value.split())
     extension = next((name for flag, name in VECTOR_EXTENSIONS
                       if flag in flags), None)
+    return model, extension
+
+
+def describe_cpu(cpuinfo, cpus, fallback='unknown'):
+    """'MODEL (EXTENSION, N CPUs)' from the text of /proc/cpuinfo."""
+    model, extension = _model_and_extension(cpuinfo)
     details = ', '.join(part for part in (extension, f'{cpus} CPUs') if part)
     return f'{model or fallback} ({details})'
+
+
+@functools.lru_cache(maxsize=None)
+def _cpuinfo():
+    try:
+        with open('/proc/cpuinfo') as f:
+            return f.read()
+    except OSError:  # not Linux
+        return ''
 
 
 @functools.lru_cache(maxsize=None)
 def cpu_model():
     """This machine's ``describe_cpu``, e.g. 'AMD EPYC 7B13 (AVX2, 2 CPUs)'
     (the CPUs this process may run on)."""
-    try:
-        with open('/proc/cpuinfo') as f:
-            cpuinfo = f.read()
-    except OSError:  # not Linux
-        cpuinfo = ''
     cpus = (len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity')
             else os.cpu_count())
-    return describe_cpu(cpuinfo, cpus, fallback=(
+    return describe_cpu(_cpuinfo(), cpus, fallback=(
         platform.processor() or platform.machine() or 'unknown'))
+
+
+def vector_extension():
+    """This machine's widest vector extension ('AVX-512', 'AVX2', ...), or
+    None where /proc/cpuinfo does not say."""
+    return _model_and_extension(_cpuinfo())[1]
