@@ -43,6 +43,9 @@ def test_jit_compile_auto_is_xla_on_avx512_and_gpus_only():
     assert not resolve_jit_compile('auto', extension='AVX2', gpu=False)
     assert not resolve_jit_compile('auto', extension='NEON', gpu=False)
     assert resolve_jit_compile('auto', extension='AVX2', gpu=True)
+    # Dropout masks under XLA: 15 times slower (DroQ's critics).
+    assert not resolve_jit_compile('auto', dropout=True, extension='AVX-512',
+                                   gpu=True)
     assert resolve_jit_compile(True, extension='AVX2') is True
     assert resolve_jit_compile(False, extension='AVX-512') is False
     with pytest.raises(ValueError, match="jit_compile must be true, false "

@@ -123,11 +123,11 @@ def test_tensorflow_free_policy_starts_as_keras_initializes(policy_config):
 
 
 @pytest.mark.parametrize('algorithm, jit_compile', [
-    ('SAC', 'auto'), ('TD3', 'auto'), ('TQC', True), ('DroQ', False)])
+    ('SAC', 'auto'), ('TD3', 'auto'), ('TQC', True)])
 def test_network_option_compiles_with_xla_where_faster_unless_the_preset_says(
         algorithm, jit_compile):
     """--network simba: XLA where it runs the update faster (compilation.py);
-    TQC's preset compiles everywhere, DroQ's never (its dropout masks)."""
+    TQC's preset compiles everywhere."""
     from checkpoint_helpers import variant_for
     variant = variant_for('--algorithm', algorithm, '--network', 'simba')
     assert variant['algorithm_params']['config']['jit_compile'] == jit_compile

@@ -204,7 +204,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         self._fused_updates = tf.function(
             self._fused_updates_impl,
             input_signature=[batch_signature(pool)],
-            jit_compile=resolve_jit_compile(jit_compile),
+            jit_compile=resolve_jit_compile(jit_compile, dropout=any(
+                getattr(Q, 'dropout_rate', 0) for Q in self._Qs)),
             reduce_retracing=True, autograph=False)
 
     def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):

@@ -213,7 +213,7 @@ def set_network(variant_spec, network):
         params['config'].update(network=network, hidden_layer_sizes=sizes)
     # SimBa's normalizations are element-wise work that XLA fuses: 1.35x
     # the update's speed on AVX-512 (algorithms/compilation.py). A preset's
-    # own choice stands (SimbaV2's, TQC's: on; DroQ's: off).
+    # own choice stands (SimbaV2's, TQC's: on).
     variant_spec['algorithm_params']['config'].setdefault('jit_compile',
                                                           'auto')
 

@@ -11,7 +11,9 @@ VARIANT = {
     # Without REDQ's XLA: dropout masks drawn under XLA ran at 5.9 env
     # steps/s against 91 without it.
     'algorithm_params': {'class_name': 'DroQ', 'config': {
-        **redq.VARIANT['algorithm_params']['config'], 'jit_compile': False}},
+        key: value for key, value
+        in redq.VARIANT['algorithm_params']['config'].items()
+        if key != 'jit_compile'}},
     # (two of them: the default n_Q_functions)
     'Q_params': {'class_name': 'feedforward_Q_functions',
                  'config': {'dropout_rate': 0.01, 'layer_norm': True}},
