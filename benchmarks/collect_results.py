@@ -5,7 +5,8 @@ into a folder kept in the repository, one folder per trial, so that
     python benchmarks/collect_results.py ~/ray_results/benchmarks/mujoco_100k \
         benchmarks/results/mujoco_100k/softlearning
 
-Only finished trials are copied unless ``--unfinished``; the trial folder
+Only finished trials (at their steps, or a per-hour suite's with their
+budget spent) are copied unless ``--unfinished``; the trial folder
 names lose Tune's trial id (SAC-Hopper-v5-seed0_e1e9d_00001 ->
 SAC-Hopper-v5-seed0). A trial resumed from a checkpoint older than its last
 row (its run was stopped between two of Tune's state saves) repeats the
@@ -25,15 +26,22 @@ import pandas as pd
 
 
 def finished(trial):
-    """Whether the trial's last evaluation is at its benchmark's steps."""
+    """Whether the trial has its final score, as ``softlearning report``
+    reads it: an evaluation at its benchmark's steps or, in a per-hour
+    suite, its budget of training time spent."""
     with open(os.path.join(trial, 'params.json')) as f:
-        steps = json.load(f)['benchmark']['steps']
+        benchmark = json.load(f)['benchmark']
     try:
         progress = pd.read_csv(os.path.join(trial, 'progress.csv'))
     except pd.errors.EmptyDataError:
         return False
-    return (not progress.empty
-            and progress['total_timestep'].iloc[-1] >= steps)
+    if progress.empty:
+        return False
+    if progress['total_timestep'].iloc[-1] >= benchmark['steps']:
+        return True
+    minutes = (benchmark.get('budget') or {}).get('training_minutes')
+    return (minutes is not None and 'training_seconds' in progress
+            and progress['training_seconds'].max() >= 60 * minutes)
 
 
 def copy_progress(source, destination):
