@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from conftest import TENSORFLOW_NOISE, _cli, run_cli, trial_dirs
+from test_fault_tolerance import _results
 
 pytestmark = pytest.mark.slow
 
@@ -259,18 +260,13 @@ def test_a_trial_that_cannot_be_built_ends_at_once(runs):
     assert 'no licence server at licence.example:2718' in summary.stdout
 
 
-def _epochs(trial):
-    with open(os.path.join(trial, 'result.json')) as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def test_ctrl_c_is_exit_130_and_restore_continues(runs):
     result = runs['interrupted']
     assert result.returncode == 130, result.stderr[-3000:]
     assert 'Tuner.restore' not in result.stdout + result.stderr
     assert '--restore' in result.stdout
     trial = _trial(runs['folder'] / 'interrupted')
-    stopped_at = _epochs(trial)[-1]['epoch']
+    stopped_at = _results(trial)[-1]['epoch']
     assert stopped_at < 6, result.stdout[-3000:]
     experiment = os.path.dirname(trial)
     resumed = run_cli('run_example_local', 'examples.development',
@@ -291,7 +287,7 @@ def test_ctrl_c_is_exit_130_and_restore_continues(runs):
     # an epoch's result and its checkpoint (seen: [1, 2, 2, 3, ...]), and
     # the epoch runs again. Never back to epoch 1: the restored trial
     # started from a checkpoint, not from scratch.
-    results = _epochs(trial)
+    results = _results(trial)
     epochs = [r['epoch'] for r in results]
     assert sorted(set(epochs)) == list(range(1, 7)), epochs
     assert results[-1]['done'], epochs
