@@ -38,7 +38,8 @@ from softlearning.utils.machine import cpu_model  # noqa: E402
 
 def build_runner(args, num_samplers):
     from softlearning import experiments
-    from softlearning.experiments.trainable import ExperimentRunner
+    from softlearning.experiments.trainable import (ExperimentRunner,
+                                                    build_outside_tune)
     config = {'environment_params.training.pixels.image_size':
               args.image_size}
     if args.drq:
@@ -49,7 +50,7 @@ def build_runner(args, num_samplers):
         sampler_cpus=2 / num_samplers, seed=1, cpus=2, config=config))
     variant['algorithm_params']['config']['eval_n_episodes'] = 0
     variant['run_params']['tf_num_threads'] = args.threads
-    return ExperimentRunner(config=variant)
+    return build_outside_tune(ExperimentRunner, variant)
 
 
 def collection_rate(runner, steps):

@@ -42,7 +42,8 @@ WARMUP_STEPS = 1000
 
 def build_runner(args):
     from softlearning import experiments
-    from softlearning.experiments.trainable import ExperimentRunner
+    from softlearning.experiments.trainable import (ExperimentRunner,
+                                                    build_outside_tune)
 
     n_epochs = 2 + args.steps // EPOCH_LENGTH  # warm-up, compile, measured
     variant = experiments.sample_variant(experiments.variant_spec(
@@ -62,7 +63,7 @@ def build_runner(args):
         config['jit_compile'] = args.jit_compile
     variant['replay_pool_params']['config']['max_size'] = int(1e6)
     variant['run_params']['tf_num_threads'] = args.threads
-    return ExperimentRunner(config=variant)
+    return build_outside_tune(ExperimentRunner, variant)
 
 
 def measure(runner, fused_steps, batch_size):

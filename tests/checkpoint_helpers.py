@@ -60,8 +60,9 @@ def tiny_variant(**kwargs):
 
 
 def make_runner(variant):
-    from softlearning.experiments.trainable import ExperimentRunner
-    return ExperimentRunner(config=copy.deepcopy(variant))
+    from softlearning.experiments.trainable import (ExperimentRunner,
+                                                    build_outside_tune)
+    return build_outside_tune(ExperimentRunner, copy.deepcopy(variant))
 
 
 def variant_for(*options):

@@ -51,18 +51,6 @@ def pytest_collection_modifyitems(config, items):
     items[:] = file_durations.start_order(items, file_durations.load())
 
 
-@pytest.fixture(scope='session', autouse=True)
-def trainables_outside_tune_log_to_the_temporary_folder():
-    """A Trainable made outside Tune (the tests' runners) gives itself an
-    empty folder under ~/ray_results, Ray's default; the suite's go into its
-    temporary folder instead, so that a test run leaves the user's results
-    folder as it found it."""
-    import tempfile
-
-    from ray.tune.trainable import trainable
-    trainable.DEFAULT_STORAGE_PATH = tempfile.mkdtemp(prefix='trainables-')
-
-
 @pytest.fixture(scope='module', autouse=True)
 def environment_of_its_own():
     """Each test file starts from the environment the test run started with

@@ -98,6 +98,14 @@ def trained(tmp_path_factory):
     return variant, checkpoint, saved, epoch3, runner
 
 
+def test_a_runner_built_outside_tune_leaves_no_empty_results_folder(trained):
+    """Ray's dated folder under ~/ray_results for a Trainable made outside
+    Tune (debug mode, throughput benchmarks) is removed: nothing writes
+    to it."""
+    runner = trained[-1]
+    assert runner.logdir and not os.path.exists(runner.logdir)
+
+
 def test_round_trip_restores_weights_optimizer_slots_and_counters(trained):
     variant, checkpoint, saved, _, _ = trained
     restored = make_runner(variant)

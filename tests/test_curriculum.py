@@ -221,14 +221,14 @@ def test_experiment_runner_checkpoint_keeps_curriculum(tmp_path):
             'policy_params.config.hidden_layer_sizes': [8],
             'Q_params.config.hidden_layer_sizes': [8]})
     variant = experiment.variant_spec
-    Runner = experiment.trainable_class
-    runner = Runner(config=variant)
+    from softlearning.experiments.trainable import build_outside_tune
+    runner = build_outside_tune(experiment.trainable_class, variant)
     masses = [runner.train()['curriculum']['mass'] for _ in range(2)]
     assert masses == pytest.approx([1.0, 1.1])
     checkpoint = runner.save(str(tmp_path / 'checkpoint'))
     runner.stop()
 
-    restored = Runner(config=variant)
+    restored = build_outside_tune(experiment.trainable_class, variant)
     restored.restore(checkpoint)
     assert restored.curriculum.get_state() == {'mass': 2}
     torso = restored.training_environment.unwrapped.model.body('torso')

@@ -54,6 +54,18 @@ def test_a_suites_budget_is_each_runs_training_seconds(tmp_path):
     assert suite.as_dict()['budget'] == {'training_minutes': 30}
 
 
+def test_the_progress_line_counts_down_the_budget_when_it_ends_first():
+    from softlearning.experiments.trainable import format_progress
+    epoch = {'epoch': 3, 'total_timestep': 15000, 'timesteps_per_second': 100,
+             'training_seconds': 1500.0, 'evaluation': {}, 'training': {}}
+    # 985,000 steps at 100/s would take 2:44:10; the budget ends in 5 min.
+    assert format_progress(epoch, 200, 1000000, 1800).endswith(
+        ' | 0:05:00 of training budget left')
+    assert format_progress(epoch, 200, 1000000).endswith(' | 2:44:10 left')
+    # Steps run out first: the steps' estimate.
+    assert format_progress(epoch, 4, 20000, 1800).endswith(' | 0:00:50 left')
+
+
 # The report ----------------------------------------------------------------
 
 BUDGET_MINUTES = 2

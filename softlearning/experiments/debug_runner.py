@@ -95,13 +95,15 @@ def run_in_process(experiment):
 
     from softlearning.utils.tensorflow_logging import import_tensorflow
     import_tensorflow(gpu_in_use=bool(args.trial_gpus))
+    from .trainable import build_outside_tune
     uses_ray = variant['sampler_params']['class_name'] == 'RemoteSampler'
     if uses_ray:
         import ray
         ray.init(num_cpus=args.cpus, include_dashboard=False)
     try:
-        _train_in_process(experiment.trainable_class(config=variant),
-                          trial_dir, run_params)
+        _train_in_process(
+            build_outside_tune(experiment.trainable_class, variant),
+            trial_dir, run_params)
     finally:
         if uses_ray:
             ray.shutdown()

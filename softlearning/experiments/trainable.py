@@ -97,9 +97,11 @@ def keep_learning_rates(algorithm, restore):
             optimizer.learning_rate.assign(before[name])
 
 
-def format_progress(diagnostics, n_epochs, total_steps=None):
+def format_progress(diagnostics, n_epochs, total_steps=None,
+                    training_seconds=None):
     """One line per epoch, so a run's progress reads at a glance; with
-    ``total_steps``, the time left at this epoch's pace."""
+    ``total_steps``, the time left at this epoch's pace, or, for a run with
+    a ``training_seconds`` budget that ends first, the budget's time left."""
     evaluation = diagnostics.get('evaluation', {})
     training = diagnostics.get('training', {})
 
@@ -113,8 +115,15 @@ def format_progress(diagnostics, n_epochs, total_steps=None):
             f" | {diagnostics['timesteps_per_second']:7.1f} steps/s")
     left = (total_steps or 0) - diagnostics['total_timestep']
     pace = diagnostics['timesteps_per_second']
-    if left > 0 and pace > 0:
-        line += f" | {_duration(left / pace)} left"
+    seconds_left = left / pace if left > 0 and pace > 0 else None
+    if training_seconds is not None:
+        budget_left = training_seconds - diagnostics.get(
+            'training_seconds', 0.0)
+        if seconds_left is not None and budget_left < seconds_left:
+            return line + (f" | {_duration(max(budget_left, 0))}"
+                           " of training budget left")
+    if seconds_left is not None:
+        line += f" | {_duration(seconds_left)} left"
     return line
 
 
@@ -150,6 +159,18 @@ def build_errors_cannot_heal(errors=Exception):
         line = str(error).strip().splitlines()
         raise TrialBuildError(
             f"{type(error).__name__}: {line[0] if line else ''}") from error
+
+
+def build_outside_tune(trainable_class, variant):
+    """A trial's Trainable built outside Tune (debug mode, the throughput
+    benchmarks, tests). Ray gives such a Trainable a dated folder of its
+    own under ~/ray_results that nothing writes to (debug mode writes to
+    the trial's folder); it is removed, so that these runs do not leave
+    empty folders among the user's results."""
+    trainable = trainable_class(config=variant)
+    with contextlib.suppress(OSError):  # not empty, or gone: leave it
+        os.rmdir(trainable.logdir)
+    return trainable
 
 
 class ExperimentRunner(tune.Trainable):
@@ -210,6 +231,7 @@ class ExperimentRunner(tune.Trainable):
         config = variant['algorithm_params']['config']
         self._n_epochs = config['n_epochs']
         self._total_steps = self._n_epochs * config.get('epoch_length', 1000)
+        self._training_seconds = config.get('training_seconds')
         self._train_generator = None
         # Replay pool pieces already saved (names relative to
         # ``_pool_pieces_dir``, the trial folder), see save_checkpoint.
@@ -224,7 +246,8 @@ class ExperimentRunner(tune.Trainable):
         diagnostics = next(self._train_generator)
         diagnostics['learning_rates'] = learning_rates(self.algorithm)
         print(format_progress(diagnostics, self._n_epochs,
-                              self._total_steps), flush=True)
+                              self._total_steps, self._training_seconds),
+              flush=True)
         # What this epoch's timings were measured on (a resumed run may
         # go on on another machine).
         diagnostics['cpu'] = cpu_model()
