@@ -293,3 +293,31 @@ def test_a_run_starts_without_keras_3_or_trackers_it_does_not_use(
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == loaded
+
+
+def test_a_resume_leaves_out_tunes_warning_about_trials_not_started():
+    """Tune warns, restoring an experiment, about each trial it found no
+    results of; trials that had not started have none, as they should.
+    A result file it could not read is still reported."""
+    import logging
+    from softlearning.experiments import tune_behaviour
+    logger = logging.getLogger('ray.tune.analysis.experiment_analysis')
+    not_started = (
+        "Failed to fetch metrics for 2 trial(s):\n" + "\n".join(
+            f"- SAC_0000{i}: FileNotFoundError('Could not fetch metrics for "
+            f"SAC_0000{i}: both result.json and progress.csv were not found "
+            f"at /results/SAC_0000{i}')" for i in (1, 2)))
+    unreadable = ("Failed to fetch metrics for 1 trial(s):\n- SAC_00000: "
+                  "JSONDecodeError('Expecting value: line 1 column 1')")
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    logger.addHandler(handler)
+    try:
+        with tune_behaviour.quiet_unstarted_trials():
+            logger.warning(not_started)
+            logger.warning(unreadable)
+        logger.warning(not_started)
+    finally:
+        logger.removeHandler(handler)
+    assert seen == [unreadable, not_started]

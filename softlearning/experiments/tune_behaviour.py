@@ -11,6 +11,10 @@
 - ``quiet_tune_logs``: Tune's ``Tuner.restore(...)`` hint (the command
   prints its own ``--restore`` one) and its trial tracebacks of bad input
   (the trial's one line is printed instead) are left out.
+- ``quiet_unstarted_trials`` (around ``Tuner.restore``): resuming an
+  experiment whose later trials had not started, Tune warns that it found
+  no results of each; that warning is left out (one about a result file
+  it could not read stays).
 - ``quiet_token_notice``: a Ray instance started here has token
   authentication on (Ray's default); Ray's warning that says so at every
   start is left out.
@@ -185,19 +189,36 @@ def quiet_trial_logs():
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
-class _DropTokenNotice(logging.Filter):
-    def filter(self, record):
-        return not record.getMessage().startswith(
-            'Token authentication is enabled')
-
-
 @contextlib.contextmanager
-def quiet_token_notice():
-    drop = _DropTokenNotice()
-    logger = logging.getLogger(
-        'ray._private.authentication.authentication_token_setup')
-    logger.addFilter(drop)
+def _dropping(logger_name, drop):
+    """``drop(message)`` records of this logger are left out in the
+    block."""
+    class Drop(logging.Filter):
+        def filter(self, record):
+            return not drop(record.getMessage())
+
+    logger, log_filter = logging.getLogger(logger_name), Drop()
+    logger.addFilter(log_filter)
     try:
         yield
     finally:
-        logger.removeFilter(drop)
+        logger.removeFilter(log_filter)
+
+
+def quiet_token_notice():
+    return _dropping(
+        'ray._private.authentication.authentication_token_setup',
+        lambda message: message.startswith('Token authentication is enabled'))
+
+
+def _only_unstarted_trials(message):
+    """Tune's warning, as it restores an experiment, about trials it found
+    no results of, when every one of them simply had not started yet."""
+    lines = message.splitlines()
+    return (lines[0].startswith('Failed to fetch metrics for')
+            and all('FileNotFoundError(' in line for line in lines[1:]))
+
+
+def quiet_unstarted_trials():
+    return _dropping('ray.tune.analysis.experiment_analysis',
+                     _only_unstarted_trials)

@@ -109,11 +109,12 @@ def _run(experiment, start_ray):
                   flush=True)
             restart = experiment.restart_errored
             folder = experiment.restore_experiment
-            tuner = tune.Tuner.restore(
-                folder, trainable,
-                resume_unfinished=True, resume_errored=not restart,
-                restart_errored=restart,
-                param_space=experiment.restore_param_space)
+            with tune_behaviour.quiet_unstarted_trials():
+                tuner = tune.Tuner.restore(
+                    folder, trainable,
+                    resume_unfinished=True, resume_errored=not restart,
+                    restart_errored=restart,
+                    param_space=experiment.restore_param_space)
             known, states_before = _trial_count(folder), state_files(folder)
             set_aside = (_set_aside_errored_trials(folder) if restart
                          else [])
