@@ -16,32 +16,12 @@ last row, once. Prints one JSON line per trial copied.
 
 import argparse
 import csv
-import glob
 import json
 import os
 import shutil
 
-import pandas as pd
-
-
-
-def finished(trial):
-    """Whether the trial has its final score, as ``softlearning report``
-    reads it: an evaluation at its benchmark's steps or, in a per-hour
-    suite, its budget of training time spent."""
-    with open(os.path.join(trial, 'params.json')) as f:
-        benchmark = json.load(f)['benchmark']
-    try:
-        progress = pd.read_csv(os.path.join(trial, 'progress.csv'))
-    except pd.errors.EmptyDataError:
-        return False
-    if progress.empty:
-        return False
-    if progress['total_timestep'].iloc[-1] >= benchmark['steps']:
-        return True
-    minutes = (benchmark.get('budget') or {}).get('training_minutes')
-    return (minutes is not None and 'training_seconds' in progress
-            and progress['training_seconds'].max() >= 60 * minutes)
+from softlearning.analysis.benchmark_runs import final_score
+from softlearning.analysis.results import load_trials
 
 
 def copy_progress(source, destination):
@@ -61,20 +41,20 @@ def copy_progress(source, destination):
 
 def collect(source, destination, unfinished=False):
     copied = []
-    for params in sorted(glob.glob(os.path.join(source, '*', 'params.json'))):
-        trial = os.path.dirname(params)
-        if not os.path.isfile(os.path.join(trial, 'progress.csv')):
+    for trial in load_trials([source]):
+        # Finished: it has its final score as ``softlearning report``
+        # reads it (an evaluation at its steps or, in a per-hour suite, its
+        # budget of training time spent).
+        if not unfinished and final_score(trial)[0] is None:
             continue
-        if not unfinished and not finished(trial):
-            continue
-        name = os.path.basename(trial).split('_')[0]
+        name = os.path.basename(trial.path).split('_')[0]
         target = os.path.join(destination, name)
         os.makedirs(target, exist_ok=True)
-        shutil.copyfile(os.path.join(trial, 'params.json'),
+        shutil.copyfile(os.path.join(trial.path, 'params.json'),
                         os.path.join(target, 'params.json'))
-        repeated = copy_progress(os.path.join(trial, 'progress.csv'),
+        repeated = copy_progress(os.path.join(trial.path, 'progress.csv'),
                                  os.path.join(target, 'progress.csv'))
-        copied.append({'trial': name, 'from': trial,
+        copied.append({'trial': name, 'from': trial.path,
                        **({'repeated_rows_dropped': repeated}
                           if repeated else {})})
     return copied
