@@ -25,15 +25,23 @@ TINY = ['--n-epochs', '2', '--epoch-length', '200', '--max-path-length', '100',
         '--config', 'algorithm_params.config.eval_n_episodes=1',
         '--config', 'algorithm_params.config.batch_size=32',
         '--config', 'algorithm_params.config.fused_steps=20']
-RUNS = {
-    'CrossQ': ['--algorithm', 'CrossQ', '--domain', 'HalfCheetah', '--task',
-               'v5', '--curriculum', 'curriculum.json', '--config', 'Q_params.config.hidden_layer_sizes=[32,32]',
-               '--config', 'policy_params.config.hidden_layer_sizes=[32,32]'],
-    'SimBa': ['--algorithm', 'SAC', '--network', 'simba', '--domain',
-              'Pendulum', '--task', 'v1',
-              '--config', 'Q_params.config.hidden_layer_sizes=[32]',
-              '--config', 'policy_params.config.hidden_layer_sizes=[32]'],
-}
+
+
+def runs(curriculum):
+    """Each run's options: CrossQ's with the curriculum file."""
+    return {
+        'CrossQ': ['--algorithm', 'CrossQ', '--domain', 'HalfCheetah',
+                   '--task', 'v5', '--curriculum', curriculum,
+                   '--config', 'Q_params.config.hidden_layer_sizes=[32,32]',
+                   '--config',
+                   'policy_params.config.hidden_layer_sizes=[32,32]'],
+        'SimBa': ['--algorithm', 'SAC', '--network', 'simba', '--domain',
+                  'Pendulum', '--task', 'v1',
+                  '--config', 'Q_params.config.hidden_layer_sizes=[32]',
+                  '--config', 'policy_params.config.hidden_layer_sizes=[32]'],
+    }
+
+
 # From epoch 1 (iteration 0) the mass scale rises by 0.1 an epoch; from
 # epoch 2 the friction scale falls from 1.0.
 CURRICULUM = {
@@ -45,15 +53,14 @@ def test_on_sampler_actors_with_checkpoints_then_export(cli, tmp_path):
     from softlearning.experiments import load_trained_policy
     curriculum = tmp_path / 'curriculum.json'
     curriculum.write_text(json.dumps(CURRICULUM))
+    options = runs(curriculum)
     results = run_clis_at_once({
         name: ['run_example_local', 'examples.development', '--universe',
-               'gym', *[curriculum if option == 'curriculum.json' else option
-                        for option in options],
-               *TINY, '--local-dir', tmp_path / name]
-        for name, options in RUNS.items()})
+               'gym', *run_options, *TINY, '--local-dir', tmp_path / name]
+        for name, run_options in options.items()})
     expected, exports = {}, {}
     # The exports (each two processes) run side by side, one per CPU.
-    with ThreadPoolExecutor(len(RUNS)) as pool:
+    with ThreadPoolExecutor(len(options)) as pool:
         for name, result in results.items():
             assert result.returncode == 0, (name, result.stdout[-3000:],
                                             result.stderr[-3000:])
