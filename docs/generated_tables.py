@@ -57,6 +57,8 @@ SUITES = {
         'runs': ['frontier_crossq_per_step/*/*',
                  'frontier_100k/*/*CrossQ-Hopper-v5-seed[012]'],
         'steps': 100000},
+    # Per-hour: each run scored at the end of its training budget.
+    'per_hour_selection': {'runs': ['per_hour_selection/*/*'], 'steps': None},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
                           'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
@@ -299,12 +301,22 @@ def final_returns(here, suite):
             mine = sorted((run for run in runs if run.agent == agent and run.task == task),
                           key=lambda run: str(run.seed))
             values = np.array([run.final_return for run in mine])
+            # A per-hour run's steps in its budget say what it could afford.
+            seeds = [f'{run.final_return:,.0f}' + (
+                f' at {run.step / 1000:,.0f}k' if run.budget_minutes else '')
+                for run in mine]
             row.append(f"{values.mean():,.0f} ± {values.std():,.0f} ("
-                       + ', '.join(f'{v:,.0f}' for v in values) + ')'
-                       if len(values) else '')
+                       + ', '.join(seeds) + ')' if len(values) else '')
         rows.append(row)
     steps = SUITES[suite]['steps']
-    scored = (f'at {steps:,} steps' if steps else "at each run's planned length")
+    budgets = {run.budget_minutes for run in runs} - {None}
+    if budgets:
+        scored = ('at the end of each run\'s budget of '
+                  + ', '.join(f'{m:g}' for m in sorted(budgets))
+                  + ' minutes of training (steps reached: k, thousands)')
+    else:
+        scored = (f'at {steps:,} steps' if steps
+                  else "at each run's planned length")
     return (f'Final evaluation return {scored}: mean ± std over seeds '
             '(each seed\'s in brackets, by seed).\n\n'
             + _table(['task', *agents], rows, ['---'] + ['---:'] * len(agents)))
