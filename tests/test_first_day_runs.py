@@ -294,5 +294,9 @@ def test_ctrl_c_is_exit_130_and_restore_continues(runs):
     repeated = [e for e in set(epochs) if epochs.count(e) > 1]
     assert all(1 < e <= stopped_at and epochs.count(e) == 2
                for e in repeated), epochs
+    # The restored trial counts on from its checkpoint's steps. (Whether
+    # it had trained yet depends on where Ctrl+C landed in the warm-up.)
     resumed = [r for r in results if r['epoch'] > stopped_at]
-    assert resumed and resumed[0]['num_train_steps'] > 0
+    assert resumed and resumed[0]['total_timestep'] == (
+        200 * resumed[0]['epoch']), resumed[0]
+    assert results[-1]['num_train_steps'] > 0
