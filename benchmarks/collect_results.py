@@ -21,7 +21,7 @@ import os
 import shutil
 
 from softlearning.analysis.benchmark_runs import final_score
-from softlearning.analysis.results import load_trials
+from softlearning.analysis.results import ResultsError, load_trials
 
 
 def copy_progress(source, destination):
@@ -67,8 +67,12 @@ def main():
     parser.add_argument('--unfinished', action='store_true',
                         help='Also copy trials that have not finished.')
     args = parser.parse_args()
-    for line in collect(os.path.expanduser(args.source), args.destination,
-                        args.unfinished):
+    try:
+        copied = collect(os.path.expanduser(args.source), args.destination,
+                         args.unfinished)
+    except ResultsError as error:  # no trials there: one line
+        parser.error(str(error))
+    for line in copied:
         print(json.dumps(line))
 
 
