@@ -37,7 +37,7 @@ VERSION_MODULES = {
 }
 # What the worker is given of a run besides its constructor and resume.
 WORKER_KEYS = ('folder', 'name', 'library', 'algorithm', 'gymnasium_id',
-               'seed', 'steps', 'evaluation')
+               'seed', 'steps', 'evaluation', 'training_seconds')
 # Ray's default niceness for worker processes (its worker_niceness).
 RAY_WORKER_NICENESS = 15
 
@@ -113,6 +113,15 @@ def peer_versions(peer_python, library):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def worker_spec(run, params, resume):
+    """What the peer worker is told (peer_worker.py's arguments): the
+    run's protocol (its steps, evaluations and a per-hour suite's budget
+    of training seconds), where it resumes, the peer's constructor."""
+    return {**{key: run[key] for key in WORKER_KEYS}, 'resume': resume,
+            'constructor': params['benchmark']['constructor'],
+            'cpu': cpu_model()}
+
+
 def start_run(run, params, peer_python, core):
     """Starts the run's peer process, pinned to ``core`` at a Ray
     worker's niceness: from its checkpoint if it has one with the same
@@ -135,9 +144,7 @@ def start_run(run, params, peer_python, core):
                   "starting over.", flush=True)
         clear_run(folder)
         write_params(folder, params)
-    spec = {**{key: run[key] for key in WORKER_KEYS}, 'resume': resume,
-            'constructor': params['benchmark']['constructor'],
-            'cpu': cpu_model()}
+    spec = worker_spec(run, params, resume)
     stderr = open(os.path.join(run['folder'], STDERR_FILE), 'w')
     process = subprocess.Popen(
         [peer_python, WORKER, json.dumps(spec)],

@@ -274,6 +274,19 @@ def test_the_worker_evaluates_by_the_protocol():
     assert again == returns
 
 
+def test_the_worker_is_told_a_per_hour_suites_budget(tmp_path):
+    """A per-hour suite's budget reaches the peer worker as training
+    seconds; without a budget the worker is told null (steps alone)."""
+    per_hour = write_suite(tmp_path, SUITE + 'budget: {training_minutes: 30}\n',
+                           name='per_hour.yaml')
+    for suite, seconds in ((per_hour, 1800), (write_suite(tmp_path), None)):
+        run = plan_one(suite, tmp_path / 'out')
+        params = peers.trial_params(suite, VERSIONS, run)
+        spec = peer_processes.worker_spec(run, params, resume=None)
+        assert spec['training_seconds'] == seconds
+        assert spec['steps'] == 3000
+
+
 PEER_PYTHON = os.environ.get('SOFTLEARNING_PEER_PYTHON')
 
 
@@ -306,6 +319,25 @@ def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
     assert not os.path.exists(os.path.join(
         tmp_path, 'out', f'{library}-SAC-Pendulum-v1-seed0',
         folders.CHECKPOINT_DIR))
+
+    # A per-hour suite: the run ends when its budget (3 s of collecting
+    # and training) is spent, far short of its steps, evaluated there.
+    (tmp_path / 'per_hour.yaml').write_text(
+        'algorithms: [SAC]\nenvironments: [gym/Pendulum/v1]\nseeds: [0]\n'
+        'steps: 100000\nwarmup_steps: 100\nbudget: {training_minutes: 0.05}\n'
+        'evaluation: {episodes: 1, first_seed: 1000, interval: 200}\n')
+    result = subprocess.run(
+        [sys.executable, PEERS_SCRIPT, str(tmp_path / 'per_hour.yaml'),
+         '--peer-python', PEER_PYTHON, '--library', library,
+         '--output', str(tmp_path / 'per_hour')], capture_output=True,
+        text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (trial,) = load_trials([str(tmp_path / 'per_hour')])
+    spent = trial.progress['training_seconds']
+    assert spent.iloc[-1] >= 3 and (spent.iloc[:-1] < 3).all(), spent
+    assert trial.progress['total_timestep'].iloc[-1] < 100000
+    from softlearning.analysis.benchmark_runs import final_score
+    assert final_score(trial)[0] is not None
 
 
 def test_each_running_peer_run_gets_a_core_of_its_own():
