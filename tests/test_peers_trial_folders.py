@@ -290,6 +290,24 @@ def test_the_worker_is_told_a_per_hour_suites_budget(tmp_path):
 PEER_PYTHON = os.environ.get('SOFTLEARNING_PEER_PYTHON')
 
 
+def _peer_sac_on_pendulum(tmp_path, library, name, length):
+    """The trial of ``peers.py`` running the peer's SAC on Pendulum (seed
+    0, one evaluation episode every 200 steps), ``length`` its steps (and
+    budget) lines of the suite."""
+    suite = tmp_path / f'{name}.yaml'
+    suite.write_text(
+        'algorithms: [SAC]\nenvironments: [gym/Pendulum/v1]\nseeds: [0]\n'
+        f'{length}warmup_steps: 100\n'
+        'evaluation: {episodes: 1, first_seed: 1000, interval: 200}\n')
+    result = subprocess.run(
+        [sys.executable, PEERS_SCRIPT, str(suite), '--peer-python',
+         PEER_PYTHON, '--library', library, '--output', str(tmp_path / name)],
+        capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (trial,) = load_trials([str(tmp_path / name)])
+    return trial
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not PEER_PYTHON, reason='no peer library: set '
                     'SOFTLEARNING_PEER_PYTHON to an interpreter with '
@@ -302,17 +320,7 @@ def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
     if subprocess.run([PEER_PYTHON, '-c', f'import {modules[0]}'],
                       capture_output=True).returncode:
         pytest.skip(f'{PEER_PYTHON} has no {modules[0]}')
-    (tmp_path / 'suite.yaml').write_text(
-        'algorithms: [SAC]\nenvironments: [gym/Pendulum/v1]\nseeds: [0]\n'
-        'steps: 400\nwarmup_steps: 100\n'
-        'evaluation: {episodes: 1, first_seed: 1000, interval: 200}\n')
-    result = subprocess.run(
-        [sys.executable, PEERS_SCRIPT, str(tmp_path / 'suite.yaml'),
-         '--peer-python', PEER_PYTHON, '--library', library,
-         '--output', str(tmp_path / 'out')], capture_output=True, text=True,
-        timeout=900)
-    assert result.returncode == 0, result.stdout + result.stderr
-    (trial,) = load_trials([str(tmp_path / 'out')])
+    trial = _peer_sac_on_pendulum(tmp_path, library, 'out', 'steps: 400\n')
     assert trial.status == 'done'
     assert list(trial.progress['total_timestep']) == [200, 400]
     assert set(trial.progress['cpu']) == {cpu_model()}
@@ -322,17 +330,9 @@ def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
 
     # A per-hour suite: the run ends when its budget (3 s of collecting
     # and training) is spent, far short of its steps, evaluated there.
-    (tmp_path / 'per_hour.yaml').write_text(
-        'algorithms: [SAC]\nenvironments: [gym/Pendulum/v1]\nseeds: [0]\n'
-        'steps: 100000\nwarmup_steps: 100\nbudget: {training_minutes: 0.05}\n'
-        'evaluation: {episodes: 1, first_seed: 1000, interval: 200}\n')
-    result = subprocess.run(
-        [sys.executable, PEERS_SCRIPT, str(tmp_path / 'per_hour.yaml'),
-         '--peer-python', PEER_PYTHON, '--library', library,
-         '--output', str(tmp_path / 'per_hour')], capture_output=True,
-        text=True, timeout=900)
-    assert result.returncode == 0, result.stdout + result.stderr
-    (trial,) = load_trials([str(tmp_path / 'per_hour')])
+    trial = _peer_sac_on_pendulum(
+        tmp_path, library, 'per_hour',
+        'steps: 100000\nbudget: {training_minutes: 0.05}\n')
     spent = trial.progress['training_seconds']
     assert spent.iloc[-1] >= 3 and (spent.iloc[:-1] < 3).all(), spent
     assert trial.progress['total_timestep'].iloc[-1] < 100000
