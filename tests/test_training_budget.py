@@ -66,6 +66,19 @@ def test_the_progress_line_counts_down_the_budget_when_it_ends_first():
     assert format_progress(epoch, 4, 20000, 1800).endswith(' | 0:00:50 left')
 
 
+def test_the_progress_line_gives_no_estimate_during_the_warm_up():
+    from softlearning.experiments.trainable import format_progress
+    epoch = {'epoch': 1, 'evaluation': {}, 'training': {}}
+    # A warm-up epoch's pace (no updates) would promise 0:07:02 for all
+    # 1,000,000 steps: no estimate until training has begun.
+    warm_up = dict(epoch, total_timestep=5000, timesteps_per_second=2356.1,
+                   training_seconds=2.1, num_train_steps=0)
+    assert format_progress(warm_up, 200, 1000000, 1800).endswith(
+        ' steps/s | warm-up')
+    assert format_progress(dict(warm_up, num_train_steps=1), 200,
+                           1000000).endswith(' | 0:07:02 left')
+
+
 # The report ----------------------------------------------------------------
 
 BUDGET_MINUTES = 2

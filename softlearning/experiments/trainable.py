@@ -101,7 +101,8 @@ def format_progress(diagnostics, n_epochs, total_steps=None,
                     training_seconds=None):
     """One line per epoch, so a run's progress reads at a glance; with
     ``total_steps``, the time left at this epoch's pace, or, for a run with
-    a ``training_seconds`` budget that ends first, the budget's time left."""
+    a ``training_seconds`` budget that ends first, the budget's time left;
+    no estimate while the warm-up has taken no update."""
     evaluation = diagnostics.get('evaluation', {})
     training = diagnostics.get('training', {})
 
@@ -113,6 +114,10 @@ def format_progress(diagnostics, n_epochs, total_steps=None,
             f" | eval return {number(evaluation, 'return-mean')}"
             f" | train return {number(training, 'return-mean')}"
             f" | {diagnostics['timesteps_per_second']:7.1f} steps/s")
+    if diagnostics.get('num_train_steps') == 0:
+        # Warm-up steps take no updates, so their pace says nothing of
+        # the time training will take.
+        return line + ' | warm-up'
     left = (total_steps or 0) - diagnostics['total_timestep']
     pace = diagnostics['timesteps_per_second']
     seconds_left = left / pace if left > 0 and pace > 0 else None
