@@ -295,6 +295,7 @@ def final_returns(here, suite):
     runs = _runs(suite)
     agents = sorted({run.agent for run in runs})
     tasks = sorted({run.task for run in runs})
+    all_seeds = {str(run.seed) for run in runs}
     rows = []
     for task in tasks:
         row = [task.replace('gym/', '').replace('/', '-')]
@@ -303,7 +304,10 @@ def final_returns(here, suite):
                           key=lambda run: str(run.seed))
             values = np.array([run.final_return for run in mine])
             # A per-hour run's steps in its budget say what it could afford.
-            seeds = [f'{run.final_return:,.0f}' + (
+            # A cell short of some seeds (a suite under way) names its own.
+            named = {str(run.seed) for run in mine} != all_seeds
+            seeds = [(f'seed {run.seed}: ' if named else '')
+                     + f'{run.final_return:,.0f}' + (
                 f' at {run.step / 1000:,.0f}k' if run.budget_minutes else '')
                 for run in mine]
             row.append(f"{values.mean():,.0f} ± {values.std():,.0f} ("
