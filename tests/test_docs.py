@@ -106,3 +106,20 @@ def test_the_readmes_python_example_is_the_guides():
 def test_the_readme_stays_short():
     with open(os.path.join(REPO_ROOT, 'README.md')) as f:
         assert len(f.read().splitlines()) < 250
+
+
+def test_final_returns_names_the_seeds_of_a_cell_short_of_some(monkeypatch):
+    from types import SimpleNamespace
+
+    def run(agent, task, seed, final_return):
+        return SimpleNamespace(agent=agent, task=task, seed=seed, step=100000,
+                               final_return=final_return, budget_minutes=None)
+
+    # SAC has every seed on Hopper; SimbaV2 is still missing seed 1.
+    runs = [run('SAC', 'gym/Hopper/v5', 0, 900.0), run('SAC', 'gym/Hopper/v5', 1, 1100.0),
+            run('SimbaV2', 'gym/Hopper/v5', 0, 2000.0)]
+    monkeypatch.setattr(generated_tables, '_runs', lambda suite: runs)
+    table = generated_tables.final_returns(DOCS, 'frontier_100k')
+    sac, simbav2 = re.search(r'\| Hopper-v5 \| (.*?) \| (.*?) \|', table).groups()
+    assert sac == '1,000 ± 100 (900, 1,100)'
+    assert simbav2 == '2,000 ± 0 (seed 0: 2,000)'
