@@ -109,11 +109,12 @@ def test_the_readme_stays_short():
 
 
 def test_final_returns_names_the_seeds_of_a_cell_short_of_some(monkeypatch):
-    from types import SimpleNamespace
+    from softlearning.analysis.benchmark_runs import Agent, Run
 
-    def run(agent, task, seed, final_return):
-        return SimpleNamespace(agent=agent, task=task, seed=seed, step=100000,
-                               final_return=final_return, budget_minutes=None)
+    def run(algorithm, task, seed, final_return):
+        return Run(Agent('softlearning', algorithm), task, seed, path='',
+                   length=100000, step=100000, final_return=final_return,
+                   steps=None, returns=None)
 
     # SAC has every seed on Hopper; SimbaV2 is still missing seed 1.
     runs = [run('SAC', 'gym/Hopper/v5', 0, 900.0), run('SAC', 'gym/Hopper/v5', 1, 1100.0),
