@@ -15,6 +15,9 @@ the LSTM state, zero at an episode's start:
     h, c = loaded.initial_state(batch_size)
     actions, h, c = loaded.step({'observations': batch}, h, c)
     actions, h, c = loaded.step_flat(flat_batch, h, c)
+
+For an ONNX model of a feedforward policy (``softlearning export --format
+onnx``, written without TensorFlow), see onnx_export.py.
 """
 
 import numpy as np

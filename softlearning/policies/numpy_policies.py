@@ -122,6 +122,7 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
         ``kernel_initializer``: the TensorFlow policy's, which the weights
         this policy starts from (until the learner's arrive) follow."""
         self._batch_renorm = bool(batch_renorm)
+        self.activation = activation  # the hidden layers' (for export)
         self._network = check_network(network, batch_renorm, encoder_config,
                                       kernel_initializer)
         observation_keys = tuple(observation_keys or observation_shapes)
