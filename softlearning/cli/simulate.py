@@ -54,12 +54,21 @@ def export_main(argv=None):
     parser = ArgumentParser(
         prog='softlearning export',
         description='Save the policy of a checkpoint as a TensorFlow '
-                    'SavedModel that acts without softlearning installed.')
+                    'SavedModel (or an ONNX model) that acts without '
+                    'softlearning installed.')
     parser.add_argument('checkpoint_path', metavar='CHECKPOINT_DIR')
     parser.add_argument('output_dir', metavar='OUT_DIR')
+    parser.add_argument(
+        '--format', choices=('savedmodel', 'onnx'), default='savedmodel',
+        help='savedmodel (default): a TensorFlow SavedModel in OUT_DIR; '
+             'onnx: OUT_DIR/policy.onnx and policy.json (observation keys '
+             'and sizes, action bounds), written without TensorFlow '
+             "(needs pip install 'softlearning[onnx]'). Feedforward "
+             'state-based policies only.')
     args = parser.parse_args(argv)
     from softlearning.experiments.simulate import export
-    return report_errors(export, args.checkpoint_path, args.output_dir)
+    return report_errors(export, args.checkpoint_path, args.output_dir,
+                         format=args.format)
 
 
 if __name__ == '__main__':

@@ -114,16 +114,27 @@ def _write_video(video_path, frames, fps):
     print(f"video: {video_path} ({len(frames)} frames, {fps} fps)")
 
 
-def export(checkpoint_path, output_dir):
-    """Writes the checkpoint's policy as a SavedModel (see
-    softlearning/policies/export.py for its interface)."""
+EXPORT_FORMATS = ('savedmodel', 'onnx')
+
+
+def export(checkpoint_path, output_dir, format='savedmodel'):
+    """Writes the checkpoint's policy as a SavedModel (``format``
+    'savedmodel', see softlearning/policies/export.py for its interface)
+    or as ``output_dir``/policy.onnx with its policy.json ('onnx', see
+    softlearning/policies/onnx_export.py; written from the numpy policy,
+    without TensorFlow)."""
+    if format not in EXPORT_FORMATS:
+        raise ExperimentError(f"Unknown export format '{format}'; valid "
+                              f"formats: {', '.join(EXPORT_FORMATS)}")
     checkpoint_dir, variant = load_checkpoint_variant(checkpoint_path)
     if variant.get('encoder_params'):
         raise ExperimentError(
             f"Checkpoint '{checkpoint_dir}' is of a pixel-based agent; "
-            "export writes state-based policies only. Film or replay it "
-            "with 'softlearning simulate'.")
+            f"export ({', '.join(EXPORT_FORMATS)}) writes state-based "
+            "policies only. Film or replay it with 'softlearning simulate'.")
     rendering.keep_opengl_out_of_learner()
+    if format == 'onnx':
+        return _export_onnx(checkpoint_dir, variant, output_dir)
     from softlearning.utils.tensorflow_logging import import_tensorflow
     import_tensorflow()  # first, so that its start-up lines are filtered
     from softlearning.policies.export import export_saved_model
@@ -132,3 +143,23 @@ def export(checkpoint_path, output_dir):
     export_saved_model(policy, environment.observation_shapes,
                        environment.action_bounds, output_dir)
     print(f"SavedModel: {output_dir}")
+
+
+def _export_onnx(checkpoint_dir, variant, output_dir):
+    from softlearning.policies import onnx_export
+    class_name = variant['policy_params']['class_name']
+    refusal = onnx_export.onnx_refusal(class_name)
+    if refusal:
+        raise ExperimentError(f"Checkpoint '{checkpoint_dir}': {refusal}")
+    try:
+        onnx_export.import_onnx()
+    except ImportError as error:
+        raise ExperimentError(str(error)) from None
+    environment = build_environment(variant)
+    policy = load_numpy_policy(checkpoint_dir, variant, environment)
+    path = onnx_export.export_onnx(
+        policy, environment.observation_shapes, environment.action_bounds,
+        output_dir, class_name=class_name)
+    environment.close()
+    print(f"ONNX: {path} (its metadata also in "
+          f"{onnx_export.METADATA_FILE} beside it)")
