@@ -24,7 +24,7 @@ PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 # so that the tests cover them. uv resolves and installs the same versions
 # as pip in a fraction of the time (about 30 s instead of 2 minutes on a
 # fresh machine); pip does it where uv cannot be had.
-EXTRAS='.[test,sweeps,tracking,docs]'
+EXTRAS='.[test,sweeps,tracking,docs,onnx]'
 if .venv/bin/python -m pip install -q uv 2>/dev/null; then
     # Bytecode compiled now, as pip does: where PYTHONDONTWRITEBYTECODE is
     # set, Python would compile every module again in every process.

@@ -51,6 +51,8 @@ setup(
         # (mkdocs.yml; the API reference is read from the source by griffe).
         'docs': ['mkdocs==1.6.*', 'mkdocs-material==9.*',
                  'mkdocstrings[python]==1.0.*', 'mkdocstrings-python==2.0.*'],
+        # softlearning export --format onnx, and acting with its model
+        'onnx': ['onnx==1.23.*', 'onnxruntime==1.32.*'],
     },
     entry_points={
         'console_scripts': [
