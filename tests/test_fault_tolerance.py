@@ -21,7 +21,12 @@ from conftest import REPO_ROOT
 pytestmark = pytest.mark.slow
 
 N_EPOCHS = 6
-EPOCH_LINE = re.compile(r'\((?:ExperimentRunner )?pid=(\d+)\).*epoch\s+(\d+)/')
+# The command's epoch line (console.py); with more than one trial it starts
+# with the trial's name in brackets.
+EPOCH_LINE = re.compile(r'^(?:\[(\S+)\] )?epoch\s+(\d+)/')
+RECOVERY_LINE = re.compile(r'^Trial \S+ failed \(.*\); starting it again '
+                           r'from its last checkpoint\.$')
+TRIAL_PROCESS_TITLES = ('ray::ResourceTrainable', 'ray::ExperimentRunner')
 
 
 def _start(local_dir, *extra, epochs=N_EPOCHS, env=None):
@@ -39,17 +44,36 @@ def _start(local_dir, *extra, epochs=N_EPOCHS, env=None):
 
 
 def _wait_for_epoch(process, epoch, log, deadline=600):
-    """Reads the run's output until a trial prints ``epoch EPOCH/N``;
-    returns the trial process id."""
+    """Reads the run's output until the command prints a trial's line of
+    ``epoch EPOCH/N``."""
     start = time.time()
     for line in process.stdout:
         log.append(line)
         match = EPOCH_LINE.search(line)
         if match and int(match.group(2)) == epoch:
-            return int(match.group(1))
+            return
         assert time.time() - start < deadline, ''.join(log[-40:])
     raise AssertionError('run ended before epoch %d:\n%s'
                          % (epoch, ''.join(log[-40:])))
+
+
+def trial_processes(session):
+    """The process ids of the Ray actors that run trials, among the
+    processes of the session ``session`` (a command started with
+    ``start_new_session``: Ray's processes stay in its session)."""
+    found = []
+    for name in os.listdir('/proc'):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f'/proc/{name}/cmdline', 'rb') as f:
+                title = f.read().split(b'\0')[0].decode(errors='replace')
+            if (os.getsid(int(name)) == session
+                    and title.startswith(TRIAL_PROCESS_TITLES)):
+                found.append(int(name))
+        except OSError:  # ended meanwhile
+            continue
+    return found
 
 
 def _finish(process, log, timeout=600):
@@ -107,7 +131,9 @@ def test_killed_trial_recovers_from_its_checkpoint(tmp_path):
     process = _start(tmp_path, '--max-failures', '2')
     log = []
     try:
-        pid = _wait_for_epoch(process, 3, log)
+        _wait_for_epoch(process, 3, log)
+        # The trial's process has reported epoch 3: it is alive.
+        (pid,) = trial_processes(process.pid)
         os.kill(pid, signal.SIGKILL)
     finally:
         output = _finish(process, log)
@@ -116,19 +142,17 @@ def test_killed_trial_recovers_from_its_checkpoint(tmp_path):
     [trial_dir] = glob.glob(os.path.join(experiment_dir, 'id=*'))
     assert _trial_status(experiment_dir) == ['TERMINATED']
     _assert_complete(trial_dir, every_epoch=False)
-    # The trial really ran in a second process after the kill, starting
-    # from a checkpoint (one of the first three), not from scratch, and ran
-    # every epoch from there.
-    epochs_by_pid = {}
-    for match in map(EPOCH_LINE.search, output.splitlines()):
-        if match:
-            epochs_by_pid.setdefault(int(match.group(1)), []).append(
-                int(match.group(2)))
-    assert pid in epochs_by_pid and len(epochs_by_pid) == 2, epochs_by_pid
-    (resumed,) = [epochs for other, epochs in epochs_by_pid.items()
-                  if other != pid]
-    assert 2 <= resumed[0] <= 4, epochs_by_pid
-    # Every epoch from there on (Ray may drop the last lines a worker
-    # prints as the run ends; that the last epoch ran, result.json says).
-    assert resumed == list(range(resumed[0], resumed[-1] + 1)), epochs_by_pid
-    assert resumed[-1] >= N_EPOCHS - 1, epochs_by_pid
+    # The command said the trial failed and started again, and the trial
+    # then ran in a second process, from a checkpoint (one of the first
+    # three), not from scratch, every epoch to the last.
+    lines = output.splitlines()
+    (recovered,) = [i for i, line in enumerate(lines)
+                    if RECOVERY_LINE.match(line)]
+    before, after = ([int(m.group(2)) for m in map(EPOCH_LINE.match, part)
+                      if m] for part in (lines[:recovered],
+                                         lines[recovered:]))
+    assert len(before) >= 3 and before == list(range(1, len(before) + 1)), (
+        before, after)
+    assert 2 <= after[0] <= len(before) + 1, (before, after)
+    assert after == list(range(after[0], N_EPOCHS + 1)), (before, after)
+    assert _results(trial_dir)[-1]['pid'] != pid

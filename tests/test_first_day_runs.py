@@ -92,7 +92,7 @@ def _interrupt_after_epoch(process, epoch):
     lines, deadline = [], time.time() + RUN_GUARD_S
     for line in process.stdout:
         lines.append(line)
-        if f' epoch {epoch:>5}/' in line or time.time() > deadline:
+        if line.startswith(f'epoch {epoch:>5}/') or time.time() > deadline:
             break
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=RUN_GUARD_S)
@@ -115,9 +115,8 @@ def runs(tmp_path_factory):
             '--domain', 'pointmass:Licensed', '--task', 'v0', '--n-epochs',
             '2', '--epoch-length', '200', '--local-dir',
             folder / 'licensed'], folder),
-        # At least 2 s an epoch whatever the CPU, so that Ctrl+C lands
-        # before the trial's last epoch even when its epoch lines reach the
-        # terminal late (a busy machine's log forwarding lags by seconds).
+        # At least 2 s an epoch whatever the CPU, so that Ctrl+C, sent once
+        # the command printed epoch 2, lands before the trial's last epoch.
         'interrupted': _start([
             '--domain', 'pointmass:SlowPointMass', '--task', 'v0',
             '--n-epochs', '6', '--epoch-length', '200',
@@ -273,12 +272,21 @@ def test_ctrl_c_is_exit_130_and_restore_continues(runs):
                       '--restore', experiment, cwd=runs['folder'],
                       timeout=RUN_GUARD_S)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert ' epoch     6/6 ' in resumed.stdout
+    # What a fresh run prints: every epoch's line from where it resumed to
+    # the last (the command prints them itself, so none is lost as the
+    # command ends), the results, a few lines of notices at most; none of
+    # Tune's own console.
+    printed = [int(line.split()[1].split('/')[0])
+               for line in resumed.stdout.splitlines()
+               if line.startswith('epoch ')]
+    assert printed and printed[-1] == 6, resumed.stdout
+    assert printed == list(range(printed[0], 7)), resumed.stdout
     assert '[OK]' in resumed.stdout
-    # What a fresh run prints: the epoch lines and the results, a few
-    # lines of notices at most.
     other = [line for line in resumed.stderr.splitlines() if line.strip()]
     assert len(other) <= 5, resumed.stderr
+    for tune_console in ('Configuration for experiment', 'View detailed',
+                         'AIR_VERBOSITY', 'tensorboard --logdir'):
+        assert tune_console not in resumed.stdout + resumed.stderr
     from ray.tune import ExperimentAnalysis
     assert [t.status for t in ExperimentAnalysis(experiment).trials] == [
         'TERMINATED']

@@ -103,7 +103,7 @@ def run_in_process(experiment):
     try:
         _train_in_process(
             build_outside_tune(experiment.trainable_class, variant),
-            trial_dir, run_params)
+            trial_dir, variant)
     finally:
         if uses_ray:
             ray.shutdown()
@@ -111,12 +111,15 @@ def run_in_process(experiment):
     return trial_dir
 
 
-def _train_in_process(trainable, trial_dir, run_params):
+def _train_in_process(trainable, trial_dir, variant):
+    from .console import progress_line
+    run_params = variant['run_params']
     rows, checkpoint_index = [], 0
     try:
         with open(os.path.join(trial_dir, 'result.json'), 'w') as results:
             while True:
                 result = trainable.train()
+                print(progress_line(variant, result), flush=True)
                 rows.append(_flatten(result))
                 results.write(json.dumps(result, default=float) + '\n')
                 results.flush()

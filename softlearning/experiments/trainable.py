@@ -1,8 +1,9 @@
 """One trial as a Tune Trainable: ``setup`` builds every component from
 the variant (build.py), ``step`` runs one epoch of the algorithm's training
-loop and returns its diagnostics, and ``save_checkpoint`` /
-``load_checkpoint`` hold everything needed to continue exactly where it
-stopped (the format: softlearning/utils/checkpoints.py).
+loop and returns its diagnostics (the command prints them: console.py),
+and ``save_checkpoint`` / ``load_checkpoint`` hold everything needed to
+continue exactly where it stopped (the format:
+softlearning/utils/checkpoints.py).
 
 TensorFlow is imported when a trial starts, not when this module is: the
 command that starts an experiment never imports it.
@@ -95,47 +96,6 @@ def keep_learning_rates(algorithm, restore):
     for name, optimizer in optimizers(algorithm).items():
         if name in before:
             optimizer.learning_rate.assign(before[name])
-
-
-def format_progress(diagnostics, n_epochs, total_steps=None,
-                    training_seconds=None):
-    """One line per epoch, so a run's progress reads at a glance; with
-    ``total_steps``, the time left at this epoch's pace, or, for a run with
-    a ``training_seconds`` budget that ends first, the budget's time left;
-    no estimate while the warm-up has taken no update."""
-    evaluation = diagnostics.get('evaluation', {})
-    training = diagnostics.get('training', {})
-
-    def number(stats, key):
-        return f"{stats[key]:9.1f}" if key in stats else '        -'
-
-    line = (f"epoch {diagnostics['epoch']:>5}/{n_epochs}"
-            f" | steps {diagnostics['total_timestep']:>9}"
-            f" | eval return {number(evaluation, 'return-mean')}"
-            f" | train return {number(training, 'return-mean')}"
-            f" | {diagnostics['timesteps_per_second']:7.1f} steps/s")
-    if diagnostics.get('num_train_steps') == 0:
-        # Warm-up steps take no updates, so their pace says nothing of
-        # the time training will take.
-        return line + ' | warm-up'
-    left = (total_steps or 0) - diagnostics['total_timestep']
-    pace = diagnostics['timesteps_per_second']
-    seconds_left = left / pace if left > 0 and pace > 0 else None
-    if training_seconds is not None:
-        budget_left = training_seconds - diagnostics.get(
-            'training_seconds', 0.0)
-        if seconds_left is not None and budget_left < seconds_left:
-            return line + (f" | {_duration(max(budget_left, 0))}"
-                           " of training budget left")
-    if seconds_left is not None:
-        line += f" | {_duration(seconds_left)} left"
-    return line
-
-
-def _duration(seconds):
-    minutes, seconds = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{seconds:02d}"
 
 
 def check_restorable(checkpoint_dir, variant):
@@ -235,8 +195,6 @@ class ExperimentRunner(tune.Trainable):
             setattr(self, field, getattr(components, field))
         config = variant['algorithm_params']['config']
         self._n_epochs = config['n_epochs']
-        self._total_steps = self._n_epochs * config.get('epoch_length', 1000)
-        self._training_seconds = config.get('training_seconds')
         self._train_generator = None
         # Replay pool pieces already saved (names relative to
         # ``_pool_pieces_dir``, the trial folder), see save_checkpoint.
@@ -250,9 +208,6 @@ class ExperimentRunner(tune.Trainable):
             self._train_generator = self.algorithm.train()
         diagnostics = next(self._train_generator)
         diagnostics['learning_rates'] = learning_rates(self.algorithm)
-        print(format_progress(diagnostics, self._n_epochs,
-                              self._total_steps, self._training_seconds),
-              flush=True)
         # What this epoch's timings were measured on (a resumed run may
         # go on on another machine).
         diagnostics['cpu'] = cpu_model()

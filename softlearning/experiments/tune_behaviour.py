@@ -18,6 +18,9 @@
 - ``quiet_token_notice``: a Ray instance started here has token
   authentication on (Ray's default); Ray's warning that says so at every
   start is left out.
+- ``set_restored_console``: a resumed experiment prints the console of a
+  fresh one (the epoch lines of this softlearning, Tune's own output as
+  ``--verbose`` says), whatever the run that started it pickled.
 - ``no_untold_usage_tags``: with Ray's usage statistics off
   (``RAY_USAGE_STATS_ENABLED=0``), Tune does not tag the run's callbacks:
   the tag is never sent, and counting them imports every tracker Tune
@@ -222,3 +225,17 @@ def _only_unstarted_trials(message):
 def quiet_unstarted_trials():
     return _dropping('ray.tune.analysis.experiment_analysis',
                      _only_unstarted_trials)
+
+
+def set_restored_console(tuner, console, tune_verbosity):
+    """The console of a ``Tuner.restore``-d experiment: Tune restores the
+    RunConfig it pickled (its callbacks, its verbosity) and takes no new
+    one, so the restored config is changed in place: ``console`` (a Tune
+    callback) replaces any earlier one, the other callbacks (trackers,
+    pending trials) stay. Ray 2.60 keeps that config in the private
+    ``Tuner._local_tuner``."""
+    run_config = tuner._local_tuner.get_run_config()
+    run_config.callbacks = [console] + [
+        callback for callback in (run_config.callbacks or [])
+        if type(callback) is not type(console)]
+    run_config.verbose = tune_verbosity

@@ -13,6 +13,7 @@ import re
 from softlearning.utils import storage
 
 from . import tracking, tune_behaviour
+from .console import EpochConsole
 from .errors import ExperimentError
 from .prepare import results_root
 from .resources import trial_resources
@@ -47,8 +48,8 @@ def folder_name(text):
     return re.sub(r'[^A-Za-z0-9_.=+-]', '_', text.replace(':', '.'))
 
 
-# --verbose -> Tune's verbosity: the trials print a line per epoch
-# themselves; Tune's tables (and its best-trial line) only with 2.
+# --verbose -> Tune's verbosity: the command prints a line per epoch
+# (console.py); Tune's tables (and its best-trial line) only with 2.
 TUNE_VERBOSITY = {0: 0, 1: 0, 2: 1}
 
 
@@ -97,6 +98,10 @@ def _run(experiment, start_ray):
     run_params = variant_spec['run_params']
     verbose = 1 if options.verbose is None else options.verbose
     tracking.set_environment(options)
+    # Tune's console of Ray 2.x (a configuration box, its own tables and
+    # hints) is left for the one of sweeps.get_progress_reporter, shown
+    # with --verbose 2 only, on a fresh and a resumed run alike.
+    os.environ.setdefault('RAY_AIR_NEW_OUTPUT', '0')
     try:
         start_ray()  # first: a cluster that is not there fails in seconds
         trainable = tune.with_resources(experiment.trainable_class,
@@ -115,6 +120,8 @@ def _run(experiment, start_ray):
                     resume_unfinished=True, resume_errored=not restart,
                     restart_errored=restart,
                     param_space=experiment.restore_param_space)
+            tune_behaviour.set_restored_console(
+                tuner, EpochConsole(), TUNE_VERBOSITY[verbose])
             known, states_before = _trial_count(folder), state_files(folder)
             set_aside = (_set_aside_errored_trials(folder) if restart
                          else [])
@@ -151,7 +158,7 @@ def _run(experiment, start_ray):
                 progress_reporter=settings.get('progress_reporter'),
                 # Ends the run when trials no longer fit a cluster that no
                 # autoscaler can grow (pending_trials.py).
-                callbacks=[PendingTrials(
+                callbacks=[EpochConsole(), PendingTrials(
                     storage.join(storage_path, experiment_name)),
                     *tracking.callbacks(options, storage.join(
                         storage_path, experiment_name))],
