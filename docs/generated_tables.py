@@ -15,6 +15,10 @@ import posixpath
 import re
 import sys
 
+# (docs/, beside this file)
+import error_catalogue
+import examples_page
+
 DOCS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(DOCS)
 RESULTS = os.path.join(ROOT, 'benchmarks', 'results')
@@ -381,4 +385,7 @@ GENERATORS = {
     'run-costs': run_costs,
     'report-link': report_link,
     'calibration': calibration,
+    # The troubleshooting page's errors and the examples page's folders.
+    'errors': lambda here: error_catalogue.markdown(here),
+    'examples': lambda here: examples_page.markdown(here),
 }
