@@ -411,6 +411,14 @@ ENTRIES = [
           '`simulate`, `export`, `plot-policy` and `softlearning.load` take a '
           'checkpoint folder or a trial folder.',
           'Check the path; `ls <trial>` shows its `checkpoint_*` folders.'),
+    Entry('checkpoints', 'export: a format that does not exist',
+          'softlearning export trial/checkpoint_000001 exported --format tflite',
+          "argument --format: invalid choice: 'tflite' (choose from 'savedmodel', "
+          "'onnx')",
+          '`export` writes a TensorFlow SavedModel (the default) or an ONNX model.',
+          'Use `--format savedmodel` or `--format onnx` (the `onnx` extra); see '
+          '[simulate and export](simulate.md).',
+          setup=lambda folder: _checkpoint(folder)),
     Entry('checkpoints', 'simulate: a render mode that does not exist',
           "softlearning simulate trial/checkpoint_000001 --render-kwargs "
           "'{\"mode\": \"video\"}'",
@@ -707,6 +715,8 @@ def check(entry, code, stderr):
         return problems + [f'not one line starting {entry.prefix!r}: '
                            f'{stderr[-2000:]!r}']
     said = lines[0][len(entry.prefix):]
+    if entry.message is None:
+        return problems + [f'no message catalogued; it says: {said}']
     if not re.fullmatch(pattern(entry.message), said, re.S):
         problems.append(f'says {said!r}, catalogued as {entry.message!r}')
     return problems
