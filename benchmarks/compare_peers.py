@@ -310,6 +310,12 @@ def main():
                         help='Compare learning instead of throughput.')
     parser.add_argument('--learning-steps', type=int, default=100000)
     parser.add_argument('--seed', type=int, default=1)
+    parser.add_argument('--record', metavar='FILE.jsonl', default=None,
+                        help='Also append the result, with the date, the '
+                             'commit and the peers\' versions, to this file '
+                             '(the committed measurements: '
+                             'benchmarks/results/speed/, which the docs\' '
+                             'speed tables are generated from).')
     args = parser.parse_args()
     if not args.learning and (args.steps < EPOCH_LENGTH
                               or args.steps % EPOCH_LENGTH):
@@ -352,6 +358,38 @@ def main():
         result[f'softlearning_over_{library}'] = round(
             ours['env_steps_per_s'] / peer['env_steps_per_s'], 2)
     print(json.dumps(result))
+    if args.record:
+        record(args.record, result, args.peer_python)
+
+
+def record(path, result, peer_python):
+    """Appends ``result`` to ``path`` (JSON lines) with when, at which
+    commit and with which versions it was measured."""
+    import datetime
+    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
+                            cwd=HERE, capture_output=True, text=True)
+    versions = subprocess.run(
+        [peer_python, '-c', PEER_VERSIONS], capture_output=True, text=True)
+    result = {**result,
+              'date': datetime.date.today().isoformat(),
+              'commit': commit.stdout.strip() or None,
+              'peer_versions': (json.loads(versions.stdout)
+                                if versions.returncode == 0 else None)}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, 'a') as f:
+        f.write(json.dumps(result) + '\n')
+
+
+PEER_VERSIONS = '''
+import importlib.metadata as metadata, json
+versions = {}
+for name in ('sbx-rl', 'stable-baselines3', 'jax', 'torch'):
+    try:
+        versions[name] = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        pass
+print(json.dumps(versions))
+'''
 
 
 def side_by_side(our_command, peer_commands):

@@ -18,6 +18,7 @@ import sys
 # (docs/, beside this file)
 import error_catalogue
 import examples_page
+import result_sentences
 
 DOCS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(DOCS)
@@ -389,3 +390,5 @@ GENERATORS = {
     'errors': lambda here: error_catalogue.markdown(here),
     'examples': lambda here: examples_page.markdown(here),
 }
+# Speed tables and the results said in sentences (result_sentences.py).
+GENERATORS.update(result_sentences.GENERATORS)

@@ -1,0 +1,210 @@
+"""Results said in sentences, generated from the committed results, so that
+the README's and the pages' claims say what the measurements say:
+
+- ``speed``: the pinned side-by-side measurements of
+  ``benchmarks/results/speed/*.jsonl`` (``compare_peers.py --side-by-side
+  --record``), one row per pair, with the CPU they ran on;
+- ``speed-summary``: those ratios in one sentence per CPU;
+- ``headline``: the README's results paragraph: our CrossQ against SBX's
+  at 100,000 steps and per 30 minutes of training, with the comparison
+  word chosen from the intervals ("level with" where they overlap).
+
+``python docs/result_sentences.py`` writes the README's generated blocks
+(between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``);
+tests/test_claims.py checks that they are up to date.
+"""
+
+import csv
+import glob
+import json
+import os
+import re
+import sys
+
+DOCS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(DOCS)
+RESULTS = os.path.join(ROOT, 'benchmarks', 'results')
+SPEED = os.path.join(RESULTS, 'speed')
+README = os.path.join(ROOT, 'README.md')
+END = '<!-- end generated -->'
+
+PEER_NAMES = {'sbx': 'SBX', 'sb3': 'SB3'}
+
+
+def speed_records():
+    """The side-by-side measurements, oldest first."""
+    records = []
+    for path in sorted(glob.glob(os.path.join(SPEED, '*.jsonl'))):
+        with open(path) as f:
+            records += [json.loads(line) for line in f if line.strip()]
+    return [record for record in records if record.get('side_by_side')]
+
+
+def _peers(record):
+    return [library for library in PEER_NAMES
+            if record.get(f'softlearning_over_{library}')]
+
+
+def speed(here):
+    rows = []
+    for record in speed_records():
+        for library in _peers(record):
+            rows.append([
+                record['algorithm'], record['cpu'],
+                f"{record['softlearning']:.1f}", f"{record[library]:.1f}",
+                PEER_NAMES[library],
+                f"{record[f'softlearning_over_{library}']:.2f}x",
+                record['date']])
+    header = ['agent', 'CPU', 'softlearning', 'peer', 'peer library',
+              'ratio', 'measured']
+    lines = ['| ' + ' | '.join(header) + ' |',
+             '| --- | --- | ---: | ---: | --- | ---: | --- |']
+    lines += ['| ' + ' | '.join(row) + ' |' for row in rows]
+    return ('Env steps/s, pinned side by side (one CPU thread each, the two '
+            'libraries at the same time on cores of their own; '
+            '`compare_peers.py --side-by-side`), from '
+            '`benchmarks/results/speed/`:\n\n' + '\n'.join(lines))
+
+
+def _ratio_range(values):
+    low, high = min(values), max(values)
+    return f'{low:.2f}x' if low == high else f'{low:.2f}-{high:.2f}x'
+
+
+def speed_summary(here=''):
+    """One sentence per CPU: each agent's ratio against each peer (a range
+    where it was measured more than once)."""
+    by_cpu = {}
+    for record in speed_records():
+        for library in _peers(record):
+            by_cpu.setdefault(record['cpu'], {}).setdefault(
+                (record['algorithm'], library), []).append(
+                record[f'softlearning_over_{library}'])
+    sentences = []
+    for cpu, ratios in by_cpu.items():
+        parts = [f"{algorithm} {_ratio_range(values)} "
+                 f"{PEER_NAMES[library]}'s"
+                 for (algorithm, library), values in ratios.items()]
+        sentences.append(
+            f"on a 2-core {cpu}, pinned side by side (one core each), "
+            "softlearning's env steps/s were " + ', '.join(parts))
+    if not sentences:
+        return 'no side-by-side speed measurement is committed yet'
+    return '; '.join(sentences)
+
+
+def _report_rows(suite, name):
+    with open(os.path.join(RESULTS, suite, 'report', name)) as f:
+        return list(csv.DictReader(f))
+
+
+def _iqm(suite, agent):
+    for row in _report_rows(suite, 'aggregates.csv'):
+        if row['agent'] == agent and row['metric'] == 'IQM':
+            return {key: float(row[key]) for key in ('value', 'low', 'high')}
+    raise KeyError(f'{suite}: no IQM of {agent!r}')
+
+
+def _interval(figure):
+    return (f"{figure['value']:.3f} [{figure['low']:.3f}, "
+            f"{figure['high']:.3f}]")
+
+
+def _improvement(suite, x, y):
+    for row in _report_rows(suite, 'improvement.csv'):
+        if (row['x'], row['y']) == (x, y):
+            return {'value': float(row['probability']),
+                    'low': float(row['low']), 'high': float(row['high'])}
+    raise KeyError(f'{suite}: no P({x} > {y})')
+
+
+def compared(ours, theirs):
+    """The word for two intervals: 'level with' where they overlap."""
+    if ours['low'] > theirs['high']:
+        return 'above'
+    if ours['high'] < theirs['low']:
+        return 'below'
+    return 'level with'
+
+
+def _crossq_against_sbx(suite):
+    ours = _iqm(suite, 'softlearning CrossQ')
+    theirs = _iqm(suite, 'sbx CrossQ')
+    better = _improvement(suite, 'softlearning CrossQ', 'sbx CrossQ')
+    return ours, theirs, better
+
+
+def headline(here=''):
+    from softlearning.experiments.presets.crossq import CRITIC_WIDTH
+    width = f'{CRITIC_WIDTH}-{CRITIC_WIDTH}'
+    ours, theirs, better = _crossq_against_sbx('frontier_100k')
+    sac = _iqm('frontier_100k', 'softlearning SAC')
+    hour_ours, hour_theirs, hour_better = _crossq_against_sbx('per_hour')
+    return (
+        f"At 100,000 steps, our CrossQ is {compared(ours, theirs)} SBX's "
+        f"CrossQ at the same sizes (critics {width}): IQM "
+        f"{_interval(ours)} against {_interval(theirs)}, "
+        f"P(ours > SBX's) = {_interval(better)}; it is "
+        f"{ours['value'] / sac['value']:.1f} times our SAC's IQM "
+        f"({_interval(sac)}) ([the frontier]"
+        f"(docs/benchmarks/frontier-100k.md), with SimbaV2). Trained for 30 "
+        f"minutes on one CPU core, our CrossQ (critics {width}) is "
+        f"{compared(hour_ours, hour_theirs)} SBX's CrossQ at SBX's defaults "
+        f"(critics 1024-1024; {_steps_ratio('per_hour')} times fewer steps "
+        "in the budget): "
+        f"{_interval(hour_ours)} against {_interval(hour_theirs)}, "
+        f"P(ours > SBX's) = {_interval(hour_better)}; SBX's CrossQ at our "
+        "sizes for the same budget is not measured yet ([return per "
+        "CPU-hour](docs/benchmarks/per-hour.md)). Speed: "
+        f"{speed_summary()} ([performance](docs/benchmarks/performance.md)).")
+
+
+def _steps_ratio(suite):
+    """How many times more steps our runs took in their budget than the
+    peer's, over the suite's committed runs."""
+    sys.path.insert(0, DOCS)
+    import generated_tables
+    steps = {}
+    for run in generated_tables._runs(suite):
+        steps.setdefault(run.identity.library, []).append(run.step)
+    mean = {library: sum(v) / len(v) for library, v in steps.items()}
+    return f"{mean['softlearning'] / mean['sbx']:.0f}"
+
+
+GENERATORS = {
+    'speed': speed,
+    'speed-summary': speed_summary,
+    'headline': headline,
+}
+
+
+def readme_blocks(text):
+    """(name, start, end) of each generated block of ``text``: the marker
+    line ``<!-- generated: NAME -->``, then its text up to ``END``."""
+    pattern = re.compile(r'^<!-- generated: ([\w-]+) -->\n(.*?)^'
+                         + re.escape(END) + '$', re.S | re.M)
+    return [(m.group(1), m.start(2), m.end(2)) for m in pattern.finditer(text)]
+
+
+def wrapped(text, width=100):
+    """Markdown prose folded at ``width`` (links and words kept whole)."""
+    import textwrap
+    return '\n'.join(textwrap.wrap(text, width, break_long_words=False,
+                                   break_on_hyphens=False))
+
+
+def render_readme(text):
+    """``text`` (the README) with every generated block written anew."""
+    for name, start, end in reversed(readme_blocks(text)):
+        text = text[:start] + wrapped(GENERATORS[name]('')) + '\n' + text[end:]
+    return text
+
+
+if __name__ == '__main__':
+    sys.path.insert(0, ROOT)
+    with open(README) as f:
+        before = f.read()
+    after = render_readme(before)
+    with open(README, 'w') as f:
+        f.write(after)
+    print('README.md: ' + ('rewritten' if after != before else 'up to date'))
