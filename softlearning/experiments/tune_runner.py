@@ -66,8 +66,11 @@ def run_local(experiment):
     def start_ray():
         import ray
         with tune_behaviour.quiet_token_notice():
+            # Ray's INFO lines (an instance started, a token written) are
+            # its own workings, as when joining a cluster (cluster.py).
             ray.init(num_cpus=options.cpus, num_gpus=options.gpus,
-                     resources=options.resources, include_dashboard=False)
+                     resources=options.resources, include_dashboard=False,
+                     logging_level='WARNING')
     return _run(experiment, start_ray)
 
 
