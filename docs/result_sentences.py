@@ -7,7 +7,13 @@ the README's and the pages' claims say what the measurements say:
 - ``speed-summary``: those ratios in one sentence per CPU;
 - ``headline``: the README's results paragraph: our CrossQ against SBX's
   at 100,000 steps and per 30 minutes of training, with the comparison
-  word chosen from the intervals ("level with" where they overlap).
+  word chosen from the intervals ("level with" where they overlap);
+- ``last-evaluations SUITE [n=5] [agent=NAME]``: how much each committed
+  run swings at its end (the mean, lowest and highest of its last n
+  evaluations), where a final score is one evaluation;
+- ``returns-at SUITE STEP``: each committed run's evaluation at STEP;
+- ``calibration-curves CASE ...``: the learning tests' calibrated runs
+  (tests/calibration/learning.json), the median over seeds per epoch.
 
 ``python docs/result_sentences.py`` writes the README's generated blocks
 (between ``<!-- generated: NAME -->`` and ``<!-- end generated -->``);
@@ -19,6 +25,7 @@ import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 DOCS = os.path.dirname(os.path.abspath(__file__))
@@ -60,6 +67,8 @@ def speed(here):
     lines = ['| ' + ' | '.join(header) + ' |',
              '| --- | --- | ---: | ---: | --- | ---: | --- |']
     lines += ['| ' + ' | '.join(row) + ' |' for row in rows]
+    if not rows:
+        lines.append('\nNo side-by-side measurement is committed yet.')
     return ('Env steps/s, pinned side by side (one CPU thread each, the two '
             'libraries at the same time on cores of their own; '
             '`compare_peers.py --side-by-side`), from '
@@ -171,10 +180,90 @@ def _steps_ratio(suite):
     return f"{mean['softlearning'] / mean['sbx']:.0f}"
 
 
+def _suite_cells(suite, agent=None):
+    """{(task, agent): runs by seed} of a suite's committed runs."""
+    sys.path.insert(0, DOCS)
+    import generated_tables
+    cells = {}
+    for run in generated_tables._runs(suite):
+        if agent in (None, run.agent):
+            cells.setdefault((run.task, run.agent), []).append(run)
+    return {key: sorted(runs, key=lambda run: str(run.seed))
+            for key, runs in sorted(cells.items())}
+
+
+def _per_seed_table(cells, cell):
+    seeds = sorted({str(run.seed) for runs in cells.values() for run in runs})
+    rows = []
+    for (task, agent), runs in cells.items():
+        by_seed = {str(run.seed): cell(run) for run in runs}
+        rows.append([task.replace('gym/', '').replace('/', '-'), agent]
+                    + [by_seed.get(seed, '') for seed in seeds])
+    lines = ['| task | agent | ' + ' | '.join(f'seed {s}' for s in seeds)
+             + ' |', '| --- | --- |' + ' ---: |' * len(seeds)]
+    return '\n'.join(lines + ['| ' + ' | '.join(row) + ' |' for row in rows])
+
+
+def last_evaluations(here, suite, n='5', agent=None):
+    """Each run's last ``n`` evaluations: their mean, then their lowest and
+    highest, from the committed runs."""
+    n = int(n)
+    cells = _suite_cells(suite, agent)
+    spans = {(int(run.steps[-n:][0]), int(run.steps[-1]))
+             for runs in cells.values() for run in runs}
+    span = (' ({:,} to {:,} steps)'.format(*spans.pop())
+            if len(spans) == 1 else '')
+    table = _per_seed_table(cells, lambda run: (
+        f'{run.returns[-n:].mean():,.0f} ({run.returns[-n:].min():,.0f} '
+        f'to {run.returns[-n:].max():,.0f})'))
+    return (f"Each run's last {n} evaluations{span}: their mean (lowest to "
+            "highest), from the committed runs.\n\n" + table)
+
+
+def returns_at(here, suite, step):
+    """Each run's evaluation at ``step`` steps, from the committed runs."""
+    step = int(step)
+    cells = _suite_cells(suite)
+
+    def at(run):
+        found = [r for s, r in zip(run.steps, run.returns) if int(s) == step]
+        return f'{found[0]:,.0f}' if found else ''
+    return (f'Evaluation return at {step:,} steps, from the committed '
+            'runs.\n\n' + _per_seed_table(cells, at))
+
+
+def calibration_curves(here, *cases):
+    """The median evaluation return over a calibrated case's seeds after
+    each epoch of 1,000 steps (tests/calibration/learning.json)."""
+    with open(os.path.join(ROOT, 'tests', 'calibration',
+                           'learning.json')) as f:
+        calibration = json.load(f)
+    curves = {case: [run['returns'] for run in
+                     calibration[case]['seeds'].values()] for case in cases}
+    epochs = max(len(r) for runs in curves.values() for r in runs)
+    rows = []
+    for case, runs in curves.items():
+        medians = []
+        for epoch in range(epochs):
+            at = [r[epoch] for r in runs if len(r) > epoch]
+            medians.append(f'{statistics.median(at):.0f}' if at else '')
+        rows.append(f'| {case} | {len(runs)} | ' + ' | '.join(medians) + ' |')
+    header = ('| case | seeds | ' + ' | '.join(
+        f'{epoch + 1}k' for epoch in range(epochs)) + ' |\n| --- | ---: |'
+        + ' ---: |' * epochs)
+    return ('Median evaluation return over the calibrated seeds after each '
+            '1,000 steps (`tests/calibration/learning.json`, written by '
+            '`python tests/calibrate_learning.py`):\n\n' + header + '\n'
+            + '\n'.join(rows))
+
+
 GENERATORS = {
     'speed': speed,
     'speed-summary': speed_summary,
     'headline': headline,
+    'last-evaluations': last_evaluations,
+    'returns-at': returns_at,
+    'calibration-curves': calibration_curves,
 }
 
 
