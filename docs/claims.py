@@ -41,7 +41,7 @@ MARKER = '<!-- generated:'
 FIGURE = re.compile(
     r'(?<![\w.,/=+-])(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)'
     r'(x\b| ?(?:env )?steps/s\b)?(?![\w/]|\.\d|,\d)')
-NUMBER = re.compile(r'-?\d[\d,]*(?:\.\d+)?')
+NUMBER = re.compile(r'-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?')
 # A version, not a figure: "Python 3.11", "Ray 2.60", "arXiv 1812.05905".
 VERSION_BEFORE = re.compile(
     r'(?:Python|Ray|TensorFlow|Probability|Keras|tf-keras|SBX|SB3|JAX|'
@@ -162,8 +162,10 @@ def prose_figures(text):
             continue
         if in_code or in_generated or stripped.startswith('<!--'):
             continue
-        # Inline code is a setting or a command, not a claim.
+        # Inline code is a setting or a command, not a claim; both ends of
+        # a range (1,169-2,210) are figures.
         line = re.sub(r'`[^`]*`', '', line)
+        line = re.sub(r'(?<=\d)[-–](?=\d)', ' – ', line)
         for match in FIGURE.finditer(line):
             token, unit = match.group(1), match.group(2)
             context = (before_line + ' ' + line[:match.start()]
