@@ -95,14 +95,16 @@ def run_cli(*args, timeout=900, env=None, environ=None, cwd=REPO_ROOT):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def run_clis_at_once(commands, timeout=900, env=None):
+def run_clis_at_once(commands, timeout=900, env=None, envs=None):
     """Runs several ``softlearning`` commands ({name: ARGS}) at the same
     time, as ``run_cli`` runs one: end-to-end runs spend much of their time
-    starting Ray and importing TensorFlow, which overlaps well. Returns
-    {name: subprocess.CompletedProcess}."""
+    starting Ray and importing TensorFlow, which overlaps well. ``envs``:
+    {name: extra variables of that command only}, laid over ``env``.
+    Returns {name: subprocess.CompletedProcess}."""
     processes = {}
     for name, args in commands.items():
-        command, full_env = _cli(args, env)
+        command, full_env = _cli(args, {**(env or {}),
+                                        **(envs or {}).get(name, {})})
         processes[name] = subprocess.Popen(
             command, cwd=REPO_ROOT, env=full_env, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
@@ -117,6 +119,24 @@ def run_clis_at_once(commands, timeout=900, env=None):
         results[name] = subprocess.CompletedProcess(
             process.args, process.returncode, stdout, stderr)
     return results
+
+
+def trial_stderr(temp_dir):
+    """What the Ray workers (trials, sampler actors) of the run started
+    with ``TMPDIR=temp_dir`` wrote to their stderr, from the files Ray
+    keeps of it (TMPDIR/ray/session_*/logs/worker-*.err). Ray forwards
+    those lines to the command's terminal asynchronously, and loses the
+    last ones when the command ends first; the files are complete once the
+    run has ended. Give each run a TMPDIR of its own (short: Ray's socket
+    paths go in it)."""
+    paths = [path for path in glob.glob(os.path.join(
+        str(temp_dir), 'ray', 'session_*', 'logs', 'worker-*.err'))
+        if not os.path.islink(os.path.dirname(os.path.dirname(path)))]
+    text = []
+    for path in sorted(paths):
+        with open(path, errors='replace') as f:
+            text.append(f.read())
+    return ''.join(text)
 
 
 def trial_dirs(local_dir):

@@ -15,6 +15,9 @@ import tempfile
 import time
 
 RAY = os.path.join(os.path.dirname(sys.executable), 'ray')
+# A hang guard of `ray start` (seconds on a quiet machine): `ray start
+# --address` hangs when no head listens.
+START_GUARD_S = 300
 
 
 def free_port(low=20000, high=30000):
@@ -42,7 +45,7 @@ class RayProcesses:
         # temporary folder (conftest.py), itself short.
         self.temp_dir = tempfile.mkdtemp(prefix='rt')
 
-    def start(self, *args, timeout=120, extra_env=None):
+    def start(self, *args, timeout=START_GUARD_S, extra_env=None):
         process = subprocess.Popen(
             [RAY, 'start', *args], env={**self.env, **(extra_env or {})},
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -70,7 +73,7 @@ class RayProcesses:
     def start_worker(self, port, num_cpus, extra_env=None):
         return self.start(
             f'--address=127.0.0.1:{port}', '--node-ip-address=127.0.0.1',
-            f'--num-cpus={num_cpus}', timeout=90, extra_env=extra_env)
+            f'--num-cpus={num_cpus}', extra_env=extra_env)
 
     def stop(self):
         """Workers first (started last), then the head."""

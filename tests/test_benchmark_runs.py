@@ -20,16 +20,7 @@ from softlearning.experiments.benchmark import load_suite
 
 # Running and resuming ------------------------------------------------------
 
-def _progress(folder):
-    """{run name: progress rows} of the suite's trials so far."""
-    rows = {}
-    for path in glob.glob(os.path.join(folder, '*', 'progress.csv')):
-        try:
-            rows[os.path.basename(os.path.dirname(path)).split('_')[0]] = (
-                len(pd.read_csv(path)))
-        except (pd.errors.EmptyDataError, OSError):
-            continue
-    return rows
+RUN_GUARD_S = 900  # a hang guard: each command takes about a minute
 
 
 def _checkpointed_epochs(folder):
@@ -51,6 +42,21 @@ def _checkpointed_epochs(folder):
     return epochs
 
 
+def _interrupted_trials(folder):
+    """(finished, unfinished) trial folders among the suite's trials that
+    checkpointed, as Tune's driver recorded them when the interrupted run
+    ended: what a resume acts on. Not from the files: a trial's process can
+    complete a checkpoint (even its last one) while the run ends, after the
+    driver's last word on it."""
+    from softlearning.experiments.tune_state import tune_statuses
+    statuses = tune_statuses(str(folder))
+    started = {os.path.dirname(os.path.dirname(path)) for path in glob.glob(
+        os.path.join(folder, '*', 'checkpoint_*', 'manifest.json'))}
+    finished = sorted(trial for trial in started
+                      if statuses.get(os.path.basename(trial)) == 'TERMINATED')
+    return finished, sorted(started - set(finished))
+
+
 def _benchmark(path, local_dir, log, *options):
     return subprocess.Popen(
         [sys.executable, '-m', 'softlearning.cli', 'benchmark', path,
@@ -60,13 +66,14 @@ def _benchmark(path, local_dir, log, *options):
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def _interrupt_mid_suite(path, local_dir, folder, epochs, started=1):
+def _interrupt_mid_suite(path, local_dir, folder, epochs):
     """Runs the suite one trial at a time and presses Ctrl+C once a trial
-    has finished and the next one has checkpointed ``started`` epochs but
-    not finished. A checkpoint on disk may not have reached Tune's driver
-    yet (Tune then starts the trial over); the next epoch's checkpoint
-    shows that it has (the driver starts an epoch after the last one's
-    result): ``started=2`` when the test needs Tune to restore it."""
+    has finished and the next one has checkpointed two epochs but not
+    finished (the suite needs at least three). A checkpoint on disk may not
+    have reached Tune's driver yet (Tune would then start the trial over):
+    the second one shows that the first has (the driver starts an epoch
+    only once it has the last one's checkpoint), so Tune restores the
+    trial from its first checkpoint at least."""
     log_path = local_dir / 'first.log'
     with open(log_path, 'w') as log:
         process = _benchmark(path, local_dir, log,
@@ -75,8 +82,7 @@ def _interrupt_mid_suite(path, local_dir, folder, epochs, started=1):
         deadline = time.time() + 600
         while time.time() < deadline and process.poll() is None:
             done = sorted(_checkpointed_epochs(folder).values())
-            if (len(done) == 2 and done[-1] == epochs
-                    and started <= done[0] < epochs):
+            if len(done) == 2 and done[-1] == epochs and 2 <= done[0] < epochs:
                 break
             time.sleep(0.1)
         else:
@@ -84,7 +90,7 @@ def _interrupt_mid_suite(path, local_dir, folder, epochs, started=1):
                                  f"{_checkpointed_epochs(folder)}"
                                  f"\n{log_path.read_text()[-3000:]}")
         os.killpg(process.pid, signal.SIGINT)
-        process.wait(timeout=120)
+        process.wait(timeout=RUN_GUARD_S)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -94,39 +100,47 @@ def _interrupt_mid_suite(path, local_dir, folder, epochs, started=1):
 @pytest.mark.timing
 @pytest.mark.slow
 def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
-    """The shipped smoke suite, interrupted (Ctrl+C) once a trial has
-    finished and the next has started; the same command again keeps the
+    """The shipped smoke suite, evaluated every 200 steps instead of 400
+    (the same steps and warm-up in four epochs: the interruption needs
+    three at least), interrupted (Ctrl+C) once a trial has finished and
+    the next has checkpointed twice; the same command again keeps the
     finished trial and continues the other from its checkpoint. Then
     ``softlearning report``, whose IQM is checked against a direct
     computation from the trials' progress.csv files."""
     from scipy import stats
 
     from softlearning.analysis.reference_scores import REFERENCE_SCORES
-    path = os.path.join(REPO_ROOT, 'examples', 'benchmarks', 'smoke.yaml')
+    with open(os.path.join(REPO_ROOT, 'examples', 'benchmarks',
+                           'smoke.yaml')) as f:
+        shipped = yaml.safe_load(f)
+    path = tmp_path / 'smoke.yaml'
+    path.write_text(yaml.safe_dump({
+        **shipped, 'evaluation': {**shipped['evaluation'], 'interval': 200}}))
+    path = str(path)
     suite = load_suite(path)
     epochs = suite.steps // suite.evaluation['interval']
+    assert epochs == 4
     folder = tmp_path / 'benchmarks' / 'smoke'
     output = _interrupt_mid_suite(path, tmp_path, folder, epochs)
-    rows = _progress(folder)
-    finished = [run for run, count in rows.items() if count == epochs]
-    (stopped,) = [run for run, count in rows.items() if count < epochs]
-    before = {run: (folder / glob.glob(str(folder / f'{run}_*'))[0]
-                    / 'progress.csv').read_text() for run in finished}
+    finished, (stopped_dir,) = _interrupted_trials(folder)
+    assert len(finished) == 1, (finished, stopped_dir)
+    before = {trial: open(os.path.join(trial, 'progress.csv')).read()
+              for trial in finished}
 
     with open(tmp_path / 'second.log', 'w') as log:
         process = _benchmark(path, tmp_path, log)
-    process.wait(timeout=600)
+    process.wait(timeout=RUN_GUARD_S)
     second = (tmp_path / 'second.log').read_text()
     assert process.returncode == 0, (output + second)[-3000:]
     assert 'resuming it (finished trials are kept)' in second
-    for run, text in before.items():  # not run again
-        [trial] = glob.glob(str(folder / f'{run}_*'))
+    for trial, text in before.items():  # not run again
         assert open(os.path.join(trial, 'progress.csv')).read() == text
-    [stopped_dir] = glob.glob(str(folder / f'{stopped}_*'))
     with open(os.path.join(stopped_dir, 'result.json')) as f:
         done = [json.loads(line)['epoch'] for line in f if line.strip()]
-    # Continued from a checkpoint, never from epoch 1 again, to the end.
+    # Continued from a checkpoint, never from epoch 1 again, to the end
+    # (an epoch whose checkpoint Tune had not registered runs again).
     assert done[-1] == epochs and done.count(1) == 1, done
+    assert done == sorted(done), done
     assert sorted(set(done)) == list(range(1, epochs + 1)), done
 
     trials = sorted(glob.glob(str(folder / '*' / 'params.json')))
@@ -139,10 +153,14 @@ def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
             **suite.evaluation, 'deterministic': True,
             'reward': 'raw environment reward'}
         assert params['algorithm_params']['config']['eval_seed'] == 1000
-        progress = pd.read_csv(os.path.join(os.path.dirname(params_path),
-                                            'progress.csv'))
-        assert list(progress['total_timestep']) == [
-            suite.evaluation['interval'] * (i + 1) for i in range(epochs)]
+        trial = os.path.dirname(params_path)
+        progress = pd.read_csv(os.path.join(trial, 'progress.csv'))
+        steps = list(progress['total_timestep'])
+        every = [suite.evaluation['interval'] * (i + 1) for i in range(epochs)]
+        if trial == stopped_dir:  # may hold an epoch that ran again
+            assert steps == sorted(steps) and sorted(set(steps)) == every
+        else:
+            assert steps == every, (trial, steps)
         agent = f"softlearning {params['benchmark']['algorithm']}"
         finals.setdefault(agent, []).append(
             progress['evaluation/return-mean'].iloc[-1])
@@ -200,15 +218,8 @@ def test_restart_errored_starts_over_a_trial_whose_checkpoint_fails(
     path = tmp_path / 'errored.yaml'
     path.write_text(ERRORED_SUITE)
     folder = tmp_path / 'benchmarks' / 'errored'
-    _interrupt_mid_suite(str(path), tmp_path, folder, ERRORED_EPOCHS,
-                         started=2)
-    rows = _checkpointed_epochs(folder)
-    (stopped,) = [run for run, count in rows.items()
-                  if count < ERRORED_EPOCHS]
-    (finished,) = [run for run, count in rows.items()
-                   if count == ERRORED_EPOCHS]
-    [stopped_dir] = glob.glob(str(folder / f'{stopped}_*'))
-    [finished_dir] = glob.glob(str(folder / f'{finished}_*'))
+    _interrupt_mid_suite(str(path), tmp_path, folder, ERRORED_EPOCHS)
+    (finished_dir,), (stopped_dir,) = _interrupted_trials(folder)
     indexes = glob.glob(os.path.join(stopped_dir, 'checkpoint_*', '**',
                                      '*.index'), recursive=True)
     assert indexes
@@ -221,16 +232,20 @@ def test_restart_errored_starts_over_a_trial_whose_checkpoint_fails(
         log_path = tmp_path / f'run{len(options)}.log'
         with open(log_path, 'w') as log:
             process = _benchmark(str(path), tmp_path, log, *options)
-        process.wait(timeout=600)
+        process.wait(timeout=RUN_GUARD_S)
         return process.returncode, log_path.read_text()
 
     code, output = run()
     assert code != 0, output[-3000:]
-    # The run's closing report, a line per trial.
-    (line,) = [line for line in output.splitlines()
-               if line.startswith('  [') and stopped_dir in line]
-    assert line.startswith('  [ERROR]'), output[-3000:]
-    assert 'CheckpointError' in output
+    # The run's closing report (the command's own lines, not the trial's
+    # traceback that Ray forwards): a line per trial, and an errored
+    # trial's error in one line under it.
+    lines = output.splitlines()
+    (index,) = [i for i, line in enumerate(lines)
+                if line.startswith('  [') and stopped_dir in line]
+    assert lines[index].startswith('  [ERROR]'), output[-3000:]
+    assert lines[index + 1].startswith('    CheckpointError: '), (
+        output[-3000:])
 
     code, output = run('--restart-errored')
     assert code == 0, output[-3000:]

@@ -30,16 +30,21 @@ def s3_server():
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     endpoint = f'http://127.0.0.1:{port}'
-    deadline = time.time() + 60
+    # Until the server answers (a few seconds); a hang guard, and a server
+    # that exits (its port taken meanwhile) fails at once.
+    deadline = time.time() + 300
     while True:
         try:
-            urllib.request.urlopen(endpoint, timeout=2)
+            urllib.request.urlopen(endpoint, timeout=5)
             break
         except OSError:
+            if server.poll() is not None:
+                raise RuntimeError(f'moto_server exited ({server.returncode})'
+                                   f' before answering on port {port}')
             if time.time() > deadline:
                 os.killpg(server.pid, signal.SIGKILL)
                 raise
-            time.sleep(0.5)
+            time.sleep(0.2)
     env = {'AWS_ACCESS_KEY_ID': 'testing', 'AWS_SECRET_ACCESS_KEY': 'testing',
            'AWS_DEFAULT_REGION': 'us-east-1', 'AWS_EC2_METADATA_DISABLED': 'true'}
     import boto3

@@ -62,6 +62,7 @@ def token_cluster(tmp_path_factory):
         processes.stop()
 
 
+@pytest.mark.timing
 def test_trials_run_on_both_nodes(token_cluster, tmp_path):
     env, address = token_cluster
     results = tmp_path / 'shared_results'
@@ -79,29 +80,28 @@ def test_trials_run_on_both_nodes(token_cluster, tmp_path):
 
 # A hang guard, not a speed claim: the error comes in about 1.5 s on a quiet
 # 2-core machine (5 s on a busy, slower one); benchmarks/fail_fast.py
-# measures it. Without the check, ray.init would keep reconnecting far longer.
-FAIL_FAST_GUARD_S = 30
+# measures it. What makes it fast is the check before ray.init (which would
+# keep reconnecting far longer, and fail with another message): the tests
+# assert its one-line message, which only that check prints.
+FAIL_FAST_GUARD_S = 300
 
 
 @pytest.mark.timing
 def test_no_cluster_at_address_fails_fast(tmp_path):
-    start = time.time()
     result = run_cli('run_example_cluster', 'examples.development',
-                     '--address', f'127.0.0.1:{free_port()}', timeout=120)
+                     '--address', f'127.0.0.1:{free_port()}',
+                     timeout=FAIL_FAST_GUARD_S)
     assert_one_line_error(result, 'No Ray cluster answers at 127.0.0.1:')
-    assert time.time() - start < FAIL_FAST_GUARD_S
 
 
 @pytest.mark.timing
 def test_no_cluster_on_this_machine_fails_fast(tmp_path):
     env = isolated_env(tmp_path)
     env.pop('RAY_ADDRESS', None)
-    start = time.time()
     result = run_cli('run_example_cluster', 'examples.development',
                      environ=env, env={'RAY_TMPDIR': str(tmp_path)},
-                     timeout=120)
+                     timeout=FAIL_FAST_GUARD_S)
     assert_one_line_error(result, 'No running Ray cluster found')
-    assert time.time() - start < FAIL_FAST_GUARD_S
 
 
 @pytest.mark.timing
@@ -114,14 +114,12 @@ def test_cluster_gone_since_the_last_ray_start_fails_fast(tmp_path):
     ray_dir.mkdir()
     port = free_port()
     (ray_dir / 'ray_current_cluster').write_text(f'127.0.0.1:{port}')
-    start = time.time()
     result = run_cli('run_example_cluster', 'examples.development',
                      environ=env, env={'RAY_TMPDIR': str(tmp_path)},
-                     timeout=120)
+                     timeout=FAIL_FAST_GUARD_S)
     assert_one_line_error(
         result, f"No Ray cluster answers at 127.0.0.1:{port}, where this "
                 "machine's last `ray start` left it")
-    assert time.time() - start < FAIL_FAST_GUARD_S
 
 
 # The autoscaler ------------------------------------------------------------
@@ -154,14 +152,20 @@ def fake_cluster_config(gcs_address):
     }
 
 
+# Hang guards of the helpers below, each a Python process that joins the
+# cluster (a few seconds).
+JOIN_GUARD_S = 300
+
+
 def alive_worker_nodes(env, address):
     script = ("import ray; ray.init(address='%s', logging_level='ERROR', "
               "log_to_driver=False, _node_ip_address='127.0.0.1'); "
               "print('WORKERS', sum(n['Alive'] and "
               "n['Resources'].get('CPU', 0) > 0 for n in ray.nodes()))"
               % address)
-    done = subprocess.run([__import__('sys').executable, '-c', script],
-                          env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, '-c', script], env=env,
+                          capture_output=True, text=True,
+                          timeout=JOIN_GUARD_S)
     (line,) = [line for line in done.stdout.splitlines()
                if line.startswith('WORKERS ')]
     return int(line.split()[1])
@@ -214,20 +218,23 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
 def autoscaler_may_add_nodes(env, address):
     """pending_trials.autoscaler_may_add_nodes on the cluster, once its
     monitor has published an autoscaler report (before, it answers True
-    anyway)."""
+    anyway). The monitor's first report comes within seconds of the head's
+    start; the wait for it is a hang guard (a report still missing then
+    answers True, and a test expecting False fails)."""
     script = (
         "import time, ray\n"
         "from softlearning.experiments.pending_trials import (\n"
         "    autoscaler_may_add_nodes, autoscaler_report)\n"
         f"ray.init(address='{address}', logging_level='ERROR', "
         "log_to_driver=False, _node_ip_address='127.0.0.1')\n"
-        "deadline = time.time() + 60\n"
+        f"deadline = time.time() + {JOIN_GUARD_S}\n"
         "while not autoscaler_report() and time.time() < deadline:\n"
         "    time.sleep(1)\n"
         "print('MAY_ADD', autoscaler_may_add_nodes(ray.nodes()))\n")
     done = subprocess.run([sys.executable, '-c', script], cwd=REPO_ROOT,
                           env={**env, 'PYTHONPATH': REPO_ROOT},
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True,
+                          timeout=2 * JOIN_GUARD_S)
     (line,) = [line for line in done.stdout.splitlines()
                if line.startswith('MAY_ADD ')] or [done.stderr[-3000:]]
     return {'MAY_ADD True': True, 'MAY_ADD False': False}[line]

@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -39,6 +40,21 @@ def _write_executable(path, text):
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
 
 
+def _processes_of(temp_dir, wait_s):
+    """The ids of processes whose command line names ``temp_dir`` (the
+    job's Ray processes), once none is left or after ``wait_s`` seconds:
+    Ray's workers and agents end shortly after the node that started them,
+    not with it."""
+    deadline = time.time() + wait_s
+    while True:
+        left = subprocess.run(['pgrep', '-f', temp_dir], capture_output=True,
+                              text=True).stdout.split()
+        if not left or time.time() > deadline:
+            return left
+        time.sleep(0.5)
+
+
+@pytest.mark.timing
 def test_sbatch_script_starts_ray_across_the_allocation(tmp_path):
     shims = tmp_path / 'bin'
     shims.mkdir()
@@ -53,7 +69,10 @@ def test_sbatch_script_starts_ray_across_the_allocation(tmp_path):
         'PYTHONPATH': REPO_ROOT, 'SLURM_JOB_ID': '42',
         'SLURM_JOB_NODELIST': 'node1,node2', 'SLURM_CPUS_PER_TASK': '1',
         'SLURM_SUBMIT_DIR': REPO_ROOT, 'RAY_PORT': str(free_port()),
-        'RAY_TEMP_DIR': temp_dir})
+        'RAY_TEMP_DIR': temp_dir,
+        # The script's wait for the nodes (seconds here; 120 s by default)
+        # as a hang guard only.
+        'RAY_START_TIMEOUT': '600'})
     results = tmp_path / 'results'
     try:
         result = subprocess.run(
@@ -70,8 +89,8 @@ def test_sbatch_script_starts_ray_across_the_allocation(tmp_path):
         # One CPU per node and two 1-CPU trials: one trial on each node.
         assert len({read_progress(d)['node_id'].iloc[-1] for d in dirs}) == 2
     finally:
-        leftover = subprocess.run(['pgrep', '-f', temp_dir],
-                                  capture_output=True, text=True).stdout.split()
+        # The job stopped its nodes; give their processes time to end.
+        leftover = _processes_of(temp_dir, wait_s=120)
         subprocess.run(['pkill', '-9', '-f', temp_dir])
         subprocess.run(['rm', '-rf', temp_dir])
     assert not leftover, 'the job left Ray processes running'

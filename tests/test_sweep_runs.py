@@ -129,8 +129,13 @@ def test_grid_sweep_summary_and_plot(sweeps, tmp_path):
     returns and steps, and summary / plot read them."""
     result, local_dir = sweeps['grid']
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # Tune's table (the command prints its epoch lines too, which also say
+    # 'eval return' and 'steps'): its header names the columns.
+    headers = [line for line in result.stdout.splitlines()
+               if 'Trial name' in line]
+    assert headers, result.stdout[-3000:]
     for column in ('eval return', 'steps', 'tau'):
-        assert column in result.stdout, column
+        assert column in headers[-1], (column, headers[-1])
     trials = trial_dirs(local_dir)
     assert len(trials) == 4
     grid = [_params(t)['algorithm_params']['config']['tau'] for t in trials]
