@@ -36,6 +36,11 @@ README = os.path.join(ROOT, 'README.md')
 END = '<!-- end generated -->'
 
 PEER_NAMES = {'sbx': 'SBX', 'sb3': 'SB3'}
+# Pairs that are not the same agent on both sides (compare_peers.py).
+NOT_THE_SAME = {
+    'SimbaV2': " (SAC with SimBa networks: SBX has no SimbaV2)",
+    'categorical': " (our SAC with categorical critics, SBX's scalar ones)",
+}
 
 
 def speed_records():
@@ -92,10 +97,10 @@ def speed_summary(here=''):
     sentences = []
     for cpu, ratios in by_cpu.items():
         parts = [f"{algorithm} {_ratio_range(values)} "
-                 f"{PEER_NAMES[library]}'s"
+                 f"{PEER_NAMES[library]}'s{NOT_THE_SAME.get(algorithm, '')}"
                  for (algorithm, library), values in ratios.items()]
         sentences.append(
-            f"on a 2-core {cpu}, pinned side by side (one core each), "
+            f"on an {cpu}, pinned side by side (one core each), "
             "softlearning's env steps/s were " + ', '.join(parts))
     if not sentences:
         return 'no side-by-side speed measurement is committed yet'
