@@ -259,6 +259,7 @@ def test_a_trial_that_cannot_be_built_ends_at_once(runs):
     assert 'no licence server at licence.example:2718' in summary.stdout
 
 
+@pytest.mark.timing
 def test_ctrl_c_is_exit_130_and_restore_continues(runs):
     result = runs['interrupted']
     assert result.returncode == 130, result.stderr[-3000:]
