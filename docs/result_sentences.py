@@ -20,7 +20,6 @@ the README's and the pages' claims say what the measurements say:
 tests/test_claims.py checks that they are up to date.
 """
 
-import csv
 import glob
 import json
 import os
@@ -107,9 +106,17 @@ def speed_summary(here=''):
     return '; '.join(sentences)
 
 
+def _generated_tables():
+    """generated_tables.py (which imports this module: imported here,
+    when first needed), for the committed runs and reports it reads."""
+    if DOCS not in sys.path:
+        sys.path.insert(0, DOCS)
+    import generated_tables
+    return generated_tables
+
+
 def _report_rows(suite, name):
-    with open(os.path.join(RESULTS, suite, 'report', name)) as f:
-        return list(csv.DictReader(f))
+    return _generated_tables()._report_csv(suite, name)
 
 
 def _iqm(suite, agent):
@@ -176,10 +183,8 @@ def headline(here=''):
 def _steps_ratio(suite):
     """How many times more steps our runs took in their budget than the
     peer's, over the suite's committed runs."""
-    sys.path.insert(0, DOCS)
-    import generated_tables
     steps = {}
-    for run in generated_tables._runs(suite):
+    for run in _generated_tables()._runs(suite):
         steps.setdefault(run.identity.library, []).append(run.step)
     mean = {library: sum(v) / len(v) for library, v in steps.items()}
     return f"{mean['softlearning'] / mean['sbx']:.0f}"
@@ -187,10 +192,8 @@ def _steps_ratio(suite):
 
 def _suite_cells(suite, agent=None):
     """{(task, agent): runs by seed} of a suite's committed runs."""
-    sys.path.insert(0, DOCS)
-    import generated_tables
     cells = {}
-    for run in generated_tables._runs(suite):
+    for run in _generated_tables()._runs(suite):
         if agent in (None, run.agent):
             cells.setdefault((run.task, run.agent), []).append(run)
     return {key: sorted(runs, key=lambda run: str(run.seed))
