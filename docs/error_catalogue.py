@@ -106,7 +106,15 @@ def _checkpoint(folder, name='trial/checkpoint_000001', corrupt=False,
 
 
 RUN = 'softlearning run_example_local examples.development'
-HOPPER = '{"environment_params": {"training": {"universe": "gym", "domain": "Hopper", "task": "v5"}}}'
+
+
+def _hopper_variant():
+    """A checkpoint's variant.json as HalfCheetah-v5's run would write it,
+    but trained on Hopper."""
+    from softlearning import experiments
+    variant = experiments.variant_spec(domain='HalfCheetah', task='v5')
+    variant['environment_params']['training']['domain'] = 'Hopper'
+    return json.dumps(variant, default=str)
 
 ENTRIES = [
     # Commands and examples ----------------------------------------------------
@@ -297,6 +305,48 @@ ENTRIES = [
           '(Box) actions only, e.g. Pendulum, MountainCarContinuous, HalfCheetah.',
           "softlearning's agents act in continuous action spaces.",
           'Choose a continuous-control environment.'),
+    Entry('environments', 'Actions without finite bounds',
+          f'{RUN} --domain unbounded_envs:Unbounded --task v0',
+          "gym/unbounded_envs:Unbounded/v0 has actions without finite bounds (low "
+          "[-inf], "
+          "high [inf]); softlearning's policies act in [-1, 1], scaled to the "
+          "bounds: give the action space finite low and high.",
+          'The action space is a Box from -inf to inf: a policy acting in [-1, 1] '
+          'cannot be scaled onto it (trained anyway, every action would be NaN).',
+          "Give the environment's action space the bounds of its actuators, e.g. "
+          '`Box(-1.0, 1.0, (n,))`, and scale inside `step`.',
+          files={'unbounded_envs.py': (
+              'import gymnasium as gym\nimport numpy as np\n\n'
+              'class Unbounded(gym.Env):\n'
+              '    observation_space = gym.spaces.Box(-1.0, 1.0, (2,))\n'
+              '    action_space = gym.spaces.Box(-np.inf, np.inf, (1,))\n\n'
+              "gym.register('Unbounded-v0', entry_point=Unbounded, "
+              'max_episode_steps=50)\n')}),
+    Entry('environments', 'An environment kwarg its constructor does not take',
+          f"{RUN} --domain Pendulum --task v1 --config "
+          "'environment_params.training.kwargs.gg=5.0'",
+          "Unknown environment kwarg 'gg' for gym/Pendulum/v1; valid: g, "
+          "max_episode_steps, observation_keys, render_mode.",
+          "`environment_params.training.kwargs` go to the environment's "
+          'constructor (through `gymnasium.make`), which is built once before Ray '
+          'starts.',
+          'Use one of the listed keywords (`g` is the pendulum\'s gravity).'),
+    Entry('environments', 'An observation that is not an array',
+          f'{RUN} --domain tupled_envs:Tupled --task v0',
+          "Tupled-v0's observation 'parts' is a Tuple space; softlearning takes "
+          "observations that are arrays (Box, Discrete, MultiBinary, "
+          "MultiDiscrete), in Dicts (nested ones too).",
+          "A network's input is an array per observation key; a Tuple (or Text, "
+          'Graph, Sequence) space has no such form.',
+          'Return a Dict of arrays instead (nested Dicts are flattened to keys such '
+          'as `robot.position`).',
+          files={'tupled_envs.py': (
+              'import gymnasium as gym\n\n'
+              'class Tupled(gym.Env):\n'
+              '    observation_space = gym.spaces.Dict({\'parts\': gym.spaces.Tuple(\n'
+              '        (gym.spaces.Box(-1.0, 1.0, (2,)),))})\n'
+              '    action_space = gym.spaces.Box(-1.0, 1.0, (1,))\n\n'
+              "gym.register('Tupled-v0', entry_point=Tupled, max_episode_steps=50)\n")}),
     Entry('environments', 'Your environment cannot be imported',
           f'{RUN} --domain my_envs:MyPendulum --task v0',
           "Cannot import module 'my_envs' of gym domain 'my_envs:MyPendulum': No "
@@ -397,20 +447,31 @@ ENTRIES = [
           setup=lambda folder: _checkpoint(folder, format_version=0)),
     Entry('checkpoints', 'A checkpoint of another environment',
           f'{RUN} --domain HalfCheetah --task v5 --restore trial/checkpoint_000001',
-          "--restore: Checkpoint '…/trial/checkpoint_000001' does not fit this "
-          "variant: environment_params.training.domain is 'Hopper' in the checkpoint "
-          "but 'HalfCheetah' here.",
+          "--restore: Checkpoint '…/trial/checkpoint_000001' was trained with other "
+          "settings: environment_params.training.domain 'Hopper' there, "
+          "'HalfCheetah' here.",
           'A new trial starts from a checkpoint only with the environment, networks '
           'and algorithm it was trained with.',
           "Give the checkpoint's own settings (its `params.json`), or another "
           'checkpoint.',
-          setup=lambda folder: _checkpoint(folder, variant=HOPPER)),
+          setup=lambda folder: _checkpoint(folder, variant=_hopper_variant())),
     Entry('checkpoints', 'simulate: a checkpoint that is not there',
           'softlearning simulate trial/checkpoint_000001',
           "Checkpoint path '…/trial/checkpoint_000001' does not exist.",
           '`simulate`, `export`, `plot-policy` and `softlearning.load` take a '
           'checkpoint folder or a trial folder.',
           'Check the path; `ls <trial>` shows its `checkpoint_*` folders.'),
+    Entry('checkpoints', 'simulate: an experiment folder of several trials',
+          'softlearning simulate experiment',
+          "'…/experiment' is an experiment of 2 trials; name one of its trial "
+          "folders: trial_a, trial_b.",
+          '`simulate`, `export`, `plot-policy` and `softlearning.load` take the '
+          'experiment folder that `Results:` prints when it holds one trial; with '
+          'several, which one is meant is not known.',
+          'Name a trial folder (its latest checkpoint) or a checkpoint folder.',
+          setup=lambda folder: (
+              _checkpoint(folder, 'experiment/trial_a/checkpoint_000000'),
+              _checkpoint(folder, 'experiment/trial_b/checkpoint_000000'))),
     Entry('checkpoints', 'export: a format that does not exist',
           'softlearning export trial/checkpoint_000001 exported --format tflite',
           "argument --format: invalid choice: 'tflite' (choose from 'savedmodel', "

@@ -5,7 +5,7 @@ environment's own terms, numpy only (TensorFlow is never imported).
     agent = softlearning.load('~/ray_results/gym/Pendulum/v1/<exp>/<trial>')
     env = gymnasium.make('Pendulum-v1')
     observation, _ = env.reset(seed=0)
-    action = agent.predict(observation)      # within env.action_space
+    action, _ = agent.predict(observation)   # within env.action_space
     observation, reward, terminated, truncated, _ = env.step(action)
     agent.evaluate(env, episodes=10)         # {'return-mean': ..., ...}
 
@@ -18,6 +18,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from softlearning.environments.adapters.gymnasium_adapter import (
+    flat_observation)
 from softlearning.environments.partial_observation import PartiallyObserved
 from softlearning.experiments.errors import ExperimentError
 from softlearning.experiments.policy_loading import load_trained_policy
@@ -30,11 +32,15 @@ def load(checkpoint_path, seed=None):
 
 
 class Agent:
-    """``predict`` takes an observation as the environment gives it (an
-    array, or a dict for dict observations; a batch with a leading
-    dimension too) and returns actions within the environment's bounds.
-    A recurrent agent keeps its memory of the episode: call ``reset()``
-    when a new episode starts (``evaluate`` does)."""
+    """``predict`` follows Stable-Baselines3's contract: it takes an
+    observation as the environment gives it (an array, or a dict for dict
+    observations; a batch with a leading dimension too) and returns
+    ``(action, state)``, the action within the environment's bounds. An
+    agent with a memory of the episode (a recurrent policy, or one that
+    observes its previous action) returns its memory as ``state``: give it
+    back with the next observation, and ``state=None`` (or
+    ``episode_start=True``) when an episode starts. Other agents return
+    ``state`` None."""
 
     def __init__(self, trained):
         self.policy = trained.policy
@@ -53,18 +59,19 @@ class Agent:
         self._adapter = (self.environment._environment if self._partial
                          else self.environment)
         self._recurrent = getattr(self.policy, 'is_recurrent', False)
-        self.reset()
+        self._sees_previous_action = (
+            self._partial is not None
+            and 'previous_action' in self.policy.observation_keys)
+
+    @property
+    def has_memory(self):
+        """Whether ``predict`` returns a state to give back next step."""
+        return self._recurrent or self._sees_previous_action
 
     @property
     def action_bounds(self):
         """(low, high) of the environment's actions."""
         return self._adapter.action_bounds
-
-    def reset(self):
-        """A new episode: a recurrent agent forgets the last one."""
-        self._state = None
-        self._previous_action = np.zeros(self._adapter.action_shape,
-                                         np.float32)
 
     # Observations in, actions out ------------------------------------------
 
@@ -82,16 +89,27 @@ class Agent:
         if missing:
             raise ValueError(f"The observation lacks {missing}; it has "
                              f"{sorted(observation)}.")
-        return {key: np.asarray(observation[key], np.float32).reshape(shape)
-                for key, shape in shapes.items()}
+        full = {}
+        for key, shape in shapes.items():
+            value = np.asarray(observation[key], np.float32)
+            if value.size != int(np.prod(shape)):
+                raise ValueError(
+                    f"The observation{'' if len(shapes) == 1 else ' ' + key}"
+                    f" has shape {value.shape}; "
+                    f"{self._adapter.universe}/{self._adapter.domain}/"
+                    f"{self._adapter.task} observes "
+                    f"{'' if len(shapes) == 1 else repr(key) + ' of '}shape "
+                    f"{tuple(shape)} (a batch: (N, *{tuple(shape)})).")
+            full[key] = value.reshape(shape)
+        return full
 
-    def _policy_observation(self, observation):
+    def _policy_observation(self, observation, previous_action=None):
         full = self._full_observation(observation)
         if self._partial is None:
             return full
         kept = self._partial.kept_part(full)
-        if 'previous_action' in self.policy.observation_keys:
-            kept['previous_action'] = self._previous_action
+        if self._sees_previous_action:
+            kept['previous_action'] = previous_action
         return kept
 
     def _is_batch(self, observation):
@@ -106,14 +124,24 @@ class Agent:
         return self._adapter._denormalize_action(
             np.asarray(action, np.float64)).astype(np.float32)
 
-    def predict(self, observation, deterministic=True):
-        """The action for ``observation`` (or the actions for a batch),
-        within the environment's bounds. ``deterministic``: the policy's
-        mode (its mean), else a sample."""
+    def predict(self, observation, state=None, episode_start=None,
+                deterministic=True):
+        """``(action, state)``: the action for ``observation`` (or the
+        actions for a batch), within the environment's bounds, and the
+        agent's memory to give back with the next observation (None for an
+        agent without one). ``state=None`` or a true ``episode_start``
+        starts an episode. ``deterministic``: the policy's mode (its mean),
+        else a sample."""
+        if isinstance(observation, Mapping) and any(
+                isinstance(value, Mapping) for value in observation.values()):
+            # Nested dicts, named as the adapter names them ('robot.position').
+            observation = flat_observation(observation)
         if self._is_batch(observation):
-            if self._recurrent:
-                raise ValueError("A recurrent agent acts on one episode at "
-                                 "a time: give one observation.")
+            if self.has_memory:
+                raise ValueError(
+                    "This agent remembers its episode (recurrent, or it "
+                    "observes its previous action): give one observation "
+                    "at a time.")
             items = (observation if not isinstance(observation, Mapping)
                      else [{key: value[i] for key, value in
                             observation.items()}
@@ -124,16 +152,25 @@ class Agent:
                       for key in batch[0]}
             with self.policy.set_deterministic(deterministic):
                 actions = self.policy.actions_np(inputs)
-            return self._action_in_bounds(actions)
-        inputs = self._policy_observation(observation)
+            return self._action_in_bounds(actions), None
+        if state is None or np.any(episode_start):
+            state = {'policy': None, 'previous_action': np.zeros(
+                self._adapter.action_shape, np.float32)}
+        inputs = self._policy_observation(observation,
+                                          state['previous_action'])
         with self.policy.set_deterministic(deterministic):
             if self._recurrent:
-                action, self._state = self.policy.step(inputs, self._state)
+                action, policy_state = self.policy.step(inputs,
+                                                        state['policy'])
             else:
-                action = self.policy.actions_np(
-                    {key: value[None] for key, value in inputs.items()})[0]
-        self._previous_action = np.clip(action, -1, 1).astype(np.float32)
-        return self._action_in_bounds(action)
+                action, policy_state = self.policy.actions_np(
+                    {key: value[None] for key, value in inputs.items()}
+                )[0], None
+        if not self.has_memory:
+            return self._action_in_bounds(action), None
+        return self._action_in_bounds(action), {
+            'policy': policy_state,
+            'previous_action': np.clip(action, -1, 1).astype(np.float32)}
 
     def evaluate(self, env, episodes=10, seed=None, deterministic=True):
         """Runs ``episodes`` episodes in ``env`` (a gymnasium environment,
@@ -141,13 +178,14 @@ class Agent:
         {'return-mean', 'return-std', 'returns', 'lengths'}."""
         returns, lengths = [], []
         for episode in range(int(episodes)):
-            self.reset()
             observation, _ = env.reset(
                 seed=None if seed is None else seed + episode)
-            total, length, done = 0.0, 0, False
+            total, length, done, state = 0.0, 0, False, None
             while not done:
+                action, state = self.predict(observation, state,
+                                             deterministic=deterministic)
                 observation, reward, terminated, truncated, _ = env.step(
-                    self.predict(observation, deterministic))
+                    action)
                 total, length = total + float(reward), length + 1
                 done = terminated or truncated
             returns.append(total)

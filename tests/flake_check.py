@@ -14,6 +14,7 @@ machine is doing, so every count should read N/N.
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,7 +61,9 @@ class Beside:
             os.killpg(self.process.pid, 9)
 
 
-def run_round(marker, seed, pytest_args, beside):
+def run_round(marker, seed, pytest_args, beside, keep_failed):
+    """{test: outcome} of one round; the JUnit report of a round with a
+    failure (its whole output) is kept as ``keep_failed``."""
     with tempfile.TemporaryDirectory() as temp_dir:
         report = os.path.join(temp_dir, 'report.xml')
         process = subprocess.Popen(
@@ -74,7 +77,11 @@ def run_round(marker, seed, pytest_args, beside):
             time.sleep(1)
         if not os.path.exists(report):
             raise SystemExit(f'pytest wrote no report (exit {process.returncode})')
-        return outcomes(report)
+        results = outcomes(report)
+        if any(outcome.startswith('failed') for outcome in results.values()):
+            os.makedirs(os.path.dirname(keep_failed), exist_ok=True)
+            shutil.copy(report, keep_failed)
+        return results
 
 
 def main():
@@ -88,6 +95,10 @@ def main():
                         help='One per round (default: 101, 102, ...).')
     parser.add_argument('--beside', metavar='COMMAND',
                         help='A CPU-heavy shell command to keep running.')
+    parser.add_argument('--reports', default=os.path.join(
+        REPO_ROOT, '.flake-reports'), help='Where the JUnit reports of the '
+        'rounds with a failure are kept, with every failure\'s whole output '
+        '(default: %(default)s).')
     parser.add_argument('pytest_args', nargs='*',
                         help='More pytest arguments (after --).')
     args = parser.parse_args()
@@ -99,7 +110,9 @@ def main():
     try:
         for round_, seed in enumerate(seeds, 1):
             start = time.time()
-            results = run_round(args.marker, seed, args.pytest_args, beside)
+            kept = os.path.join(args.reports, f'round-{round_}-seed-{seed}.xml')
+            results = run_round(args.marker, seed, args.pytest_args, beside,
+                                kept)
             for test, outcome in results.items():
                 counts.setdefault(test, 0)
                 if outcome == 'passed':
@@ -110,7 +123,8 @@ def main():
                       if outcome.startswith('failed')]
             print(f'round {round_}/{args.rounds} (seed {seed}): '
                   f'{len(results)} tests, {len(failed)} failed, '
-                  f'{time.time() - start:.0f} s', *failed, sep='\n  ',
+                  f'{time.time() - start:.0f} s', *failed,
+                  *([f'(report: {kept})'] if failed else []), sep='\n  ',
                   file=sys.stderr, flush=True)
     finally:
         beside.stop()

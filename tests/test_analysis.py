@@ -138,6 +138,30 @@ def test_plot_one_line_per_group_across_experiments(sweep, tmp_path):
     assert axes.get_title() == 'gym-Pendulum-v1: evaluation/return-mean'
 
 
+def test_several_environments_get_a_panel_each(tmp_path):
+    """Curves of different tasks share no axis: one panel per environment,
+    its title the environment, a group in the same colour in each."""
+    for domain, scale in (('Pendulum', 1), ('HalfCheetah', 10)):
+        for lr in (1e-3, 3e-4):
+            variant = _variant(lr, 0.005, 1)
+            variant['environment_params']['training']['domain'] = domain
+            write_trial(tmp_path / 'exp' / f'{domain}-{lr}', variant,
+                        [-700.0 * scale, -600.0 * scale])
+    figure = plot_learning_curves(load_trials([str(tmp_path / 'exp')]),
+                                  size=(400, 300))
+    assert [axes.get_title() for axes in figure.axes] == [
+        'gym-HalfCheetah-v1', 'gym-Pendulum-v1']
+    assert figure.get_size_inches() * figure.dpi == pytest.approx(
+        [800, 300])
+    colours = []
+    for axes in figure.axes:
+        lines = axes.get_lines()
+        assert len(lines) == 2 and axes.get_legend() is not None
+        colours.append([line.get_color() for line in lines])
+    assert colours[0] == colours[1] and colours[0][0] != colours[0][1]
+    assert figure.axes[0].get_ylim()[0] < -6000 < figure.axes[1].get_ylim()[0]
+
+
 def test_a_single_point_is_drawn_as_a_marker(tmp_path):
     """A trial stopped at its first report (ASHA's first rung) has one
     point: a line through it would draw nothing."""

@@ -213,6 +213,15 @@ def test_wandb_offline_run_holds_the_metrics_and_variant(runs):
                   for path in debug_logs) + runs['own'].stderr[-3000:]
     assert b'return-mean' in data, why
     assert b'algorithm_params' in data, why
+    # Where the runs went, said once by the command; W&B's own console
+    # (a summary of each run) stays out of it.
+    assert (f'W&B: offline runs in {experiment}/wandb; upload them with '
+            f'wandb sync {experiment}/wandb/offline-run-*') in runs[
+                'own'].stdout
+    assert 'Run summary' not in runs['own'].stdout + runs['own'].stderr
+    # Nor Ray's error line for actors that may restart (its logging actors
+    # do not).
+    assert 'core_worker.cc' not in runs['own'].stderr, runs['own'].stderr
 
 
 def test_simulate_and_export_the_own_environment(runs, tmp_path):
@@ -234,11 +243,14 @@ def test_the_agent_acts_in_the_environments_own_terms(runs):
     agent = softlearning.load(_trial(runs['folder'] / 'results'))
     env = gymnasium.make('PointMass-v0')  # its module: imported by load
     observation, _ = env.reset(seed=0)
-    action = agent.predict(observation)
+    action, state = agent.predict(observation)  # Stable-Baselines3's habit
     assert action.shape == (1,) and env.action_space.contains(action)
-    batch = agent.predict(np.stack([observation] * 4))
+    assert state is None  # a feed-forward agent remembers nothing
+    batch, _ = agent.predict(np.stack([observation] * 4))
     assert batch.shape == (4, 1)
     np.testing.assert_allclose(batch[0], action, rtol=1e-5)
+    with pytest.raises(ValueError, match=r'observes shape \(\d+,\)'):
+        agent.predict(np.append(observation, 0.0))
     result = agent.evaluate(env, episodes=2, seed=0)
     assert result['lengths'] == [50, 50]
     assert np.isfinite(result['return-mean'])

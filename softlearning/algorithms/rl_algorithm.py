@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from softlearning.samplers import path_statistics, rollouts
+from softlearning.utils import non_finite
 
 # Without ``eval_seed``, evaluation episodes run on sampler actors start from
 # seeds this far up, new ones every epoch (training episodes use the actors'
@@ -181,9 +182,16 @@ class RLAlgorithm:
                      and self._initial_exploration_policy is not None)
         policy = (self._initial_exploration_policy if exploring
                   else self._policy)
-        with timer('sample'):
-            self._observe_collected(self._sampler.sample(n_steps, policy))
         start = self._total_timestep
+        with timer('sample'):
+            try:
+                collected = self._sampler.sample(n_steps, policy)
+            except non_finite.NonFiniteError as error:
+                raise non_finite.NonFiniteError(
+                    f"{non_finite.message(error)} (Training's environment "
+                    f"steps {start + 1}-{start + n_steps}, epoch "
+                    f"{self._epoch + 1}.)") from None
+            self._observe_collected(collected)
         self._total_timestep += n_steps
         if not self._ready_to_train(start):
             return
@@ -193,6 +201,10 @@ class RLAlgorithm:
         with timer('train'):
             batches = self._pool.random_batches(n_updates, self._batch_size)
             stats = self._do_training(batches)
+        non_finite.check_losses(
+            stats, f'in updates {self._num_train_steps + 1}-'
+                   f'{self._num_train_steps + n_updates} (environment step '
+                   f'{self._total_timestep}, epoch {self._epoch + 1})')
         self._num_train_steps += n_updates
         for key, value in stats.items():
             training_stats.setdefault(key, []).append((value, n_updates))
@@ -223,7 +235,12 @@ class RLAlgorithm:
             steps_done += n_steps
 
         with timer('evaluation'):
-            evaluation = self._evaluate()
+            try:
+                evaluation = self._evaluate()
+            except non_finite.NonFiniteError as error:
+                raise non_finite.NonFiniteError(
+                    f"{non_finite.message(error)} (Evaluation after epoch "
+                    f"{self._epoch + 1}.)") from None
         with timer('diagnostics'):
             diagnostics = self._diagnostics(training_stats, evaluation)
         diagnostics.update(callback_diagnostics)

@@ -1,5 +1,5 @@
 """Learning curves: one line per configuration, the mean over its seeds
-with a band of +- one standard deviation.
+with a band of +- one standard deviation; one panel per environment.
 
     softlearning plot ~/ray_results/gym/Pendulum/v1/<exp-a> <exp-b> -o curves.png
 """
@@ -50,41 +50,62 @@ def mean_and_std(curves):
 
 def plot_learning_curves(trials, x=STEPS_COLUMN, y=DEFAULT_METRIC,
                          title=None, size=(800, 500), dpi=100):
-    """A matplotlib Figure (Agg, no display needed) of ``size`` pixels:
-    one line per group of trials, labelled with its varying entries and
-    its number of seeds."""
+    """A matplotlib Figure (Agg, no display needed): one panel of ``size``
+    pixels per environment (up to three side by side), one line per group
+    of trials in it, labelled with its varying entries and its number of
+    seeds (a group has the same colour in every panel)."""
     # A Figure without pyplot draws with Agg and leaves the user's
     # interactive backend alone.
     from matplotlib.figure import Figure
-    from matplotlib.ticker import EngFormatter
 
     check_columns(trials, x, y)
+    by_environment = {}
+    for trial in trials:
+        by_environment.setdefault(_environment(trial), []).append(trial)
+    panels = sorted(by_environment)
+    columns = min(3, len(panels))
+    rows = -(-len(panels) // columns)
+    figure = Figure(figsize=(size[0] * columns / dpi, size[1] * rows / dpi),
+                    dpi=dpi, layout='constrained')
+    colors = {}
+    for index, environment in enumerate(panels):
+        axes = figure.add_subplot(rows, columns, index + 1)
+        _draw_panel(axes, by_environment[environment], x, y, colors)
+        axes.set_title(environment if len(panels) > 1
+                       else title or _default_title(trials, y))
+    if len(panels) > 1:
+        figure.suptitle(title or AXIS_LABELS.get(y, y))
+    return figure
+
+
+def _draw_panel(axes, trials, x, y, colors):
+    """The curves of ``trials`` on ``axes``; ``colors``: {label: colour},
+    shared by the panels."""
+    from matplotlib.ticker import EngFormatter
+
     groups, keys = group_trials(trials)
     names = short_names(keys)
-    figure = Figure(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi,
-                    layout='constrained')
-    axes = figure.add_subplot()
     for group in groups:
         grid, mean, std = mean_and_std(
             [_curve(trial, x, y) for trial in group.trials])
         seeds = len(group.trials)
         label = (f"{group.label(names)} ({seeds} seed"
                  f"{'s' if seeds != 1 else ''})")
+        color = colors.setdefault(group.label(names),
+                                  f'C{len(colors) % 10}')
         # A single point (a trial stopped at its first report) is no line.
-        (line,) = axes.plot(grid, mean, label=label, linewidth=1.8,
-                            marker='o' if len(grid) < 2 else None)
+        axes.plot(grid, mean, label=label, linewidth=1.8, color=color,
+                  marker='o' if len(grid) < 2 else None)
         axes.fill_between(grid, mean - std, mean + std, alpha=0.2,
-                          color=line.get_color(), linewidth=0)
+                          color=color, linewidth=0)
     axes.set_xlabel(AXIS_LABELS.get(x, x))
     axes.set_ylabel(AXIS_LABELS.get(y, y))
-    axes.set_title(title or _default_title(trials, y))
     axes.grid(alpha=0.3)
     # 2k, 500k, 1M: readable step counts.
     axes.xaxis.set_major_formatter(EngFormatter(sep=''))
     axes.legend(loc='best', fontsize='small', title=(
         'mean ± std over seeds' if len(groups) > 1 or groups[0].values
         else None), title_fontsize='small')
-    return figure
 
 
 def _environment(trial):

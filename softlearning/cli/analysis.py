@@ -71,7 +71,8 @@ def _plot_parser():
                         help='Figure title (default: environment and y).')
     parser.add_argument('--size', type=_size, default=(800, 500),
                         metavar='WxH',
-                        help='Image size in pixels (default: 800x500).')
+                        help='Image size in pixels of one panel (one per '
+                             'environment; default: 800x500).')
     parser.add_argument('--dpi', type=int, default=100,
                         help='Dots per inch (default: %(default)s).')
     return parser

@@ -9,6 +9,7 @@ import sys
 
 from softlearning.experiments import option_schema, option_types
 from softlearning.experiments.errors import ExperimentError
+from softlearning.utils.non_finite import NonFiniteError
 
 EPILOG = (
     'examples:\n'
@@ -87,7 +88,8 @@ def get_parser(definition=None):
 
 def report_errors(function, *args, **kwargs):
     """``function(...)``'s exit code (0 unless it returns an int); a bad
-    input (ExperimentError) is one line on stderr and exit code 2, Ctrl+C
+    input (ExperimentError) is one line on stderr and exit code 2, numbers
+    gone non-finite in a trial run here one line and exit code 1, Ctrl+C
     exit code 130."""
     try:
         result = function(*args, **kwargs)
@@ -95,6 +97,10 @@ def report_errors(function, *args, **kwargs):
     except ExperimentError as error:
         print(f"softlearning: error: {error}", file=sys.stderr)
         return 2
+    except NonFiniteError as error:
+        # (run_example_debug: the trial runs in this process.)
+        print(f"softlearning: stopped: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         # A second Ctrl+C (the first one stops the run, which reports).
         print("softlearning: interrupted", file=sys.stderr)

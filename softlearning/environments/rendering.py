@@ -24,6 +24,7 @@ exit. So processes come in two kinds:
 
 import ctypes.util
 import os
+import tempfile
 
 # The user's MUJOCO_GL, kept for rendering processes while learners run with
 # MUJOCO_GL=disable.
@@ -77,8 +78,22 @@ def configure_offscreen_rendering():
     import TensorFlow (see above). Returns the backend."""
     backend = default_mujoco_gl()
     os.environ['MUJOCO_GL'] = backend
+    _private_runtime_dir()
     # gymnasium's classic control renders with pygame, which greets on import.
     os.environ.setdefault('PYGAME_HIDE_SUPPORT_PROMPT', '1')
     if backend in ('osmesa', 'egl'):
         os.environ['PYOPENGL_PLATFORM'] = backend
     return backend
+
+
+def _private_runtime_dir():
+    """Without a desktop session there is no XDG_RUNTIME_DIR, and the
+    windowing libraries a renderer loads print "error: XDG_RUNTIME_DIR is
+    invalid" on every start; they get a private one instead."""
+    runtime = os.environ.get('XDG_RUNTIME_DIR')
+    if runtime and os.path.isdir(runtime):
+        return
+    path = os.path.join(tempfile.gettempdir(),
+                        f'softlearning-runtime-{os.getuid()}')
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    os.environ['XDG_RUNTIME_DIR'] = path

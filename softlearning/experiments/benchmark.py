@@ -42,6 +42,7 @@ import json
 import os
 
 from softlearning.utils import storage
+from softlearning.utils.yaml_errors import yaml_problem
 
 from .errors import ExperimentError
 
@@ -121,10 +122,11 @@ def _read(path):
     kind = 'JSON' if path.endswith('.json') else 'YAML'
     try:
         return json.loads(text) if kind == 'JSON' else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as error:
-        # One line: YAML's messages span several.
-        raise SuiteError(f"{path} is not valid {kind}: "
-                         f"{' '.join(str(error).split())}") from None
+    except yaml.YAMLError as error:
+        raise SuiteError(f"{path} is not valid YAML: "
+                         f"{yaml_problem(error)}.") from None
+    except ValueError as error:
+        raise SuiteError(f"{path} is not valid JSON: {error}.") from None
 
 
 def _list(path, suite, key, kind, check=None):

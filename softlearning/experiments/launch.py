@@ -29,6 +29,8 @@ import shlex
 import subprocess
 import sys
 
+from softlearning.utils.yaml_errors import yaml_problem
+
 from .errors import ExperimentError
 
 # The cluster YAMLs shipped with the package.
@@ -119,7 +121,7 @@ def load_cluster_config(path, cluster_name, token_path, project_source):
             config = yaml.safe_load(f)
     except yaml.YAMLError as error:
         raise LaunchError(f"--config-file '{path}' is not valid YAML: "
-                          f"{error}") from None
+                          f"{yaml_problem(error)}.") from None
     if not isinstance(config, dict):
         raise LaunchError(f"--config-file '{path}' is not a cluster config "
                           "(a YAML mapping).")

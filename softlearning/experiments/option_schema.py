@@ -14,9 +14,10 @@ silently ignored.
 
 import types
 
-from . import options_of_the_run, options_of_the_variant, sweeps
+from . import (option_types, options_of_the_run, options_of_the_variant,
+               sweeps)
 from .errors import ExperimentError
-from .option_types import GROUP_ORDER
+from .option_types import GROUP_ORDER, OptionValueError
 
 
 def schema():
@@ -75,11 +76,28 @@ def check_choices(given):
                 f"{', '.join(map(str, choices))}.")
 
 
+def check_numbers(given):
+    """A number the Python API gives is held to its option's type, as the
+    command line's text is (``n_epochs=0`` is refused like
+    ``--n-epochs 0``)."""
+    options = schema()
+    for name, value in given.items():
+        if options[name].type not in option_types.NUMBER_TYPES or (
+                isinstance(value, (bool, str)) or value is None):
+            continue
+        try:
+            options[name].type(value)
+        except (OptionValueError, TypeError, ValueError) as error:
+            raise ExperimentError(f"{name}={value!r}: {error}.") from None
+
+
 def namespace(definition=None, **given):
     """The options (a namespace, one attribute per option): the defaults,
-    then ``given`` (checked: unknown names, values outside the choices)."""
+    then ``given`` (checked: unknown names, values outside the choices or
+    their type's range)."""
     check_names(given)
     check_choices(given)
+    check_numbers(given)
     values = defaults(definition)
     values.update(given)
     return types.SimpleNamespace(**values)

@@ -56,15 +56,22 @@ def key_value(value):
     return key, parsed
 
 
+def _integer(value):
+    """int(value), refusing a number with a fraction (an API's 2.5)."""
+    if isinstance(value, float) and not value.is_integer():
+        raise OptionValueError(f"expected an integer, got {value}")
+    return int(value)
+
+
 def positive_int(value):
-    number = int(value)
+    number = _integer(value)
     if number < 1:
         raise OptionValueError(f"expected a positive integer, got {value}")
     return number
 
 
 def non_negative_int(value):
-    number = int(value)
+    number = _integer(value)
     if number < 0:
         raise OptionValueError(
             f"expected a non-negative integer, got {value}")
@@ -73,9 +80,13 @@ def non_negative_int(value):
 
 def positive_float(value):
     number = float(value)
-    if number <= 0:
+    if not number > 0:
         raise OptionValueError(f"expected a positive number, got {value}")
     return number
+
+
+# The types whose range the Python API's numbers are held to as well.
+NUMBER_TYPES = (positive_int, non_negative_int, positive_float)
 
 
 @dataclasses.dataclass(frozen=True)

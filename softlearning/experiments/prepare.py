@@ -48,6 +48,9 @@ class Experiment:
     # (e.g. their checkpoints are from a version that cannot restore them)
     # instead of continuing from their last checkpoints.
     restart_errored: bool = False
+    # Resuming with --n-epochs: every trial (finished ones too) trains on
+    # to this epoch; None: the trials keep their own n_epochs.
+    resume_to_epoch: Optional[int] = None
     tune_settings: dict = dataclasses.field(default_factory=dict)
 
     @property
@@ -118,8 +121,14 @@ def prepare(definition, options, mode, given=None, check_storage=True,
     if check_storage:
         _check_storage_option(options, variant_spec)
     tracking.check(options)
+    written = storage.folder_name(str(options.exp_name))
+    if written != options.exp_name:
+        _notice(options, f"--exp-name {options.exp_name!r} is written "
+                         f"{written!r} in the results folder's name.")
     experiment = Experiment(definition, options, variant_spec, mode)
     experiment.restore_experiment = _check_restore(options, variant_spec)
+    experiment.resume_to_epoch = _check_epochs_after_restore(
+        experiment, 'n_epochs' in (given or {}))
     if provenance is not None:
         provenance.step('option', variant_spec)
     if mode == 'debug' and experiment.restore_experiment:
@@ -222,7 +231,18 @@ def _check_restore(options, variant_spec):
 
     from .trainable import check_restorable
     path = storage.normalize(restore)
-    if storage.exists(storage.join(path, 'tuner.pkl')):
+    try:
+        is_experiment = storage.exists(storage.join(path, 'tuner.pkl'))
+    except Exception as error:  # pyarrow: an unknown scheme, no access
+        raise ExperimentError(
+            f"--restore {restore}: cannot read it: "
+            f"{(str(error).strip().splitlines() or [''])[0]}") from None
+    if is_experiment:
+        if not storage.is_uri(path) and not os.access(path, os.W_OK):
+            raise ExperimentError(
+                f"--restore {restore}: the experiment folder is read-only "
+                "here, and a resumed experiment writes into it; copy it "
+                "where you can write (e.g. cp -r), and resume the copy.")
         return path
     if storage.is_uri(path):
         raise ExperimentError(
@@ -236,3 +256,49 @@ def _check_restore(options, variant_spec):
         raise ExperimentError(f"--restore: {error}") from None
     variant_spec['run_params']['restore'] = checkpoint_dir
     return None
+
+
+def _epoch_of(checkpoint_dir):
+    from softlearning.utils import checkpoints
+    return int(checkpoints.read_manifest(checkpoint_dir).get('epoch') or 0)
+
+
+def _check_epochs_after_restore(experiment, n_epochs_given):
+    """A run that starts from checkpoints must have epochs left to train:
+    ``n_epochs`` counts from the first epoch, so it must be above the
+    epoch the checkpoints reached. Resuming an experiment with
+    ``--n-epochs``: returns it (its trials train on to it, finished ones
+    too); else None."""
+    from softlearning.utils import checkpoints
+    n_epochs = experiment.variant_spec['algorithm_params']['config'].get(
+        'n_epochs')
+    if not isinstance(n_epochs, int):
+        return None  # searched over: each trial's own
+    folder = experiment.restore_experiment
+    if folder is None:
+        restore = experiment.variant_spec['run_params'].get('restore')
+        if restore is None:
+            return None
+        reached = _epoch_of(restore)
+        if n_epochs <= reached:
+            raise ExperimentError(
+                f"--restore {experiment.options.restore}: its checkpoint is "
+                f"at epoch {reached} and the run trains to epoch {n_epochs}"
+                f"{'' if n_epochs_given else ' (the default --n-epochs)'}; "
+                f"give --n-epochs above {reached} to train on from it.")
+        return None
+    if not n_epochs_given:
+        return None
+    if storage.is_uri(folder):
+        return n_epochs  # (the trials check it: their checkpoints are there)
+    reached = {os.path.basename(trial): _epoch_of(
+                   checkpoints.checkpoint_dirs(trial)[-1])
+               for trial in checkpoints.trial_dirs_with_checkpoints(folder)}
+    if reached and n_epochs <= max(reached.values()):
+        trial = max(reached, key=reached.get)
+        raise ExperimentError(
+            f"--n-epochs {n_epochs}: trial {trial} of {folder} has a "
+            f"checkpoint at epoch {reached[trial]} already; give --n-epochs "
+            f"above {reached[trial]} to train its trials on, or leave it out "
+            "to resume them as they were.")
+    return n_epochs

@@ -66,6 +66,15 @@ def is_search_space(value):
         isinstance(value, dict) and set(value) == {'grid_search'})
 
 
+def holds_search_space(value):
+    """Whether ``value`` is, or (a dict) holds at any depth, a search
+    space."""
+    if is_search_space(value):
+        return True
+    return isinstance(value, dict) and any(
+        holds_search_space(item) for item in value.values())
+
+
 def to_search_space(key, value):
     """``value`` with a search-space object replaced by Tune's equivalent;
     other values unchanged. ``key`` names the entry in error messages."""

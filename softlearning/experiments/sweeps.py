@@ -15,7 +15,9 @@ import json
 import os
 
 from softlearning.utils.signatures import accepted_keywords
+from softlearning.utils.yaml_errors import yaml_problem
 
+from .option_types import NUMBER_TYPES, OptionValueError
 from .search_spaces import (grid_search_keys, search_space_entries,
                             to_search_space)
 from .value_types import MISSING, lookup
@@ -53,7 +55,7 @@ def load_sweep_file(path):
             sweep = yaml.safe_load(text)
         except yaml.YAMLError as error:
             raise SweepError(f"--sweep {path} is not valid YAML: "
-                             f"{error}") from None
+                             f"{yaml_problem(error)}.") from None
     else:
         try:
             sweep = json.loads(text)
@@ -91,8 +93,25 @@ def read_sweep_file(path, options):
             raise SweepError(
                 f"--sweep {path}: {name} '{value}' is not one of "
                 f"{', '.join(map(str, option.choices))}.")
-        values[option.name] = value
+        values[option.name] = _typed(path, name, option, value)
     return values, list(config.items())
+
+
+def _typed(path, name, option, value):
+    """A sweep file's value as its option's type reads it (text as the
+    command line's, numbers held to the type's range); a value the type
+    refuses is an error naming the file."""
+    if option.type is None or value is None or isinstance(
+            value, (dict, list)) or (isinstance(value, bool)
+                                     and option.type is not str):
+        return value
+    if not isinstance(value, str) and option.type not in NUMBER_TYPES:
+        return value
+    try:
+        return option.type(value)
+    except (OptionValueError, TypeError, ValueError) as error:
+        raise SweepError(f"--sweep {path}: {name} {value!r}: {error}.") \
+            from None
 
 
 # Tune objects -----------------------------------------------------------------

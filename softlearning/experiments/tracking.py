@@ -109,6 +109,22 @@ def set_environment(options):
         if options.wandb_mode == 'offline':
             os.environ['WANDB_MODE'] = 'offline'
         os.environ.setdefault('WANDB_INIT_TIMEOUT', '600')
+        # W&B's own console (each trial's run summary, tens of lines) stays
+        # out of the command's; where the runs went is said once, by
+        # wandb_notice.
+        os.environ.setdefault('WANDB_SILENT', 'true')
+
+
+def wandb_notice(options, experiment_folder):
+    """The line that says where a run's W&B runs are, or None."""
+    if not options.wandb_project:
+        return None
+    if options.wandb_mode == 'offline' and not storage.is_uri(
+            experiment_folder):
+        runs = os.path.join(experiment_folder, 'wandb')
+        return (f"W&B: offline runs in {runs}; upload them with "
+                f"wandb sync {runs}/offline-run-*")
+    return f"W&B: runs in project {options.wandb_project}."
 
 
 def callbacks(options, experiment_folder):
@@ -125,14 +141,13 @@ def callbacks(options, experiment_folder):
             save_artifact=True))
     project = options.wandb_project
     if project:
-        from ray.air.integrations.wandb import WandbLoggerCallback
         mode = options.wandb_mode
         settings = {'mode': mode} if mode else {}
         if not storage.is_uri(experiment_folder):
             # Offline runs (and W&B's files) in the experiment's folder.
             os.makedirs(experiment_folder, exist_ok=True)
             settings['dir'] = experiment_folder
-        found.append(WandbLoggerCallback(
+        found.append(_wandb_callback_class()(
             project=project, group=experiment_name,
             **settings))
     return found
@@ -152,6 +167,30 @@ def _create_local_experiment(uri, name):
     if client.get_experiment_by_name(name) is None:
         client.create_experiment(name, artifact_location=pathlib.Path(
             folder, 'artifacts').as_uri())
+
+
+def _wandb_callback_class():
+    from ray.air.integrations.wandb import WandbLoggerCallback
+
+    class WandbWithoutRestarts(WandbLoggerCallback):
+        """Tune's W&B callback, its logging actors started without restarts:
+        Ray 2.60 prints an error line (core_worker.cc, ray-project/ray#53727)
+        for every actor that may restart and takes arguments from the
+        object store, as Tune's logging actors do. One that dies ends its
+        trial's W&B logging, not the trial."""
+
+        def _start_logging_actor(self, trial, exclude_results, **kwargs):
+            if not self._remote_logger_class:
+                import ray
+                from ray.air.util.node import _force_on_current_node
+                key = {name: os.environ[name] for name in ('WANDB_API_KEY',)
+                       if name in os.environ}
+                self._remote_logger_class = ray.remote(
+                    num_cpus=0, **_force_on_current_node(),
+                    runtime_env={'env_vars': key})(self._logger_actor_cls)
+            super()._start_logging_actor(trial, exclude_results, **kwargs)
+
+    return WandbWithoutRestarts
 
 
 def _mlflow_callback_class():

@@ -206,8 +206,17 @@ class ExperimentRunner(tune.Trainable):
             raise self._build_error
         if self._train_generator is None:
             self._train_generator = self.algorithm.train()
-        diagnostics = next(self._train_generator)
+        diagnostics = next(self._train_generator, None)
+        if diagnostics is None:
+            # (Checked before Ray starts where the checkpoints are at hand.)
+            raise TrialBuildError(
+                f"Nothing left to train: the trial is at epoch "
+                f"{self.algorithm.epoch} and trains to epoch "
+                f"{self._n_epochs} (n_epochs); give more epochs.")
         diagnostics['learning_rates'] = learning_rates(self.algorithm)
+        # Tune's TensorBoard logger steps its curves by timesteps_total: the
+        # environment steps, as learning curves are read.
+        diagnostics['timesteps_total'] = diagnostics['total_timestep']
         # What this epoch's timings were measured on (a resumed run may
         # go on on another machine).
         diagnostics['cpu'] = cpu_model()

@@ -2,8 +2,9 @@
 ``tuner.fit()`` runs (Ray 2.60):
 
 - ``no_retries_of_bad_input``: a trial that fails while it is being built
-  (a bad variant, environment or checkpoint: ``TrialBuildError``) ends at
-  once, with one line in the driver's output; ``--max-failures`` retries
+  (a bad variant, environment or checkpoint: ``TrialBuildError``) or whose
+  numbers went non-finite (``NonFiniteError``) ends at once, with one line
+  in the driver's output; ``--max-failures`` retries
   stay for crashes (a killed process, a lost node), which can heal.
 - ``watching_interrupts``: whether Ctrl+C ended the run (Tune catches the
   first one itself, saves the experiment and returns as if it had ended),
@@ -21,6 +22,10 @@
 - ``set_restored_console``: a resumed experiment prints the console of a
   fresh one (the epoch lines of this softlearning, Tune's own output as
   ``--verbose`` says), whatever the run that started it pickled.
+- ``resume_config`` and ``restored_trials_train_to``: resuming with
+  ``--n-epochs``, finished trials continue from their last checkpoints
+  too, and every restored trial's config (resolved and unresolved, as
+  Tune keeps it) trains to the new epoch count.
 - ``no_untold_usage_tags``: with Ray's usage statistics off
   (``RAY_USAGE_STATS_ENABLED=0``), Tune does not tag the run's callbacks:
   the tag is never sent, and counting them imports every tracker Tune
@@ -35,12 +40,19 @@ import signal
 import sys
 import threading
 
+from softlearning.utils.non_finite import NonFiniteError
+
 from .errors import TrialBuildError
 
 
-def _build_error(exception):
-    """The TrialBuildError a trial's error (as Tune holds it: Ray's error
-    around the trainable's) carries, or None."""
+# Errors a retry would raise again: a trial that cannot be built, and one
+# whose numbers went non-finite (its checkpoint would diverge again).
+CANNOT_HEAL = (TrialBuildError, NonFiniteError)
+
+
+def _cannot_heal_error(exception):
+    """The error among CANNOT_HEAL that a trial's error (as Tune holds it:
+    Ray's error around the trainable's) carries, or None."""
     seen = set()
     while exception is not None and id(exception) not in seen:
         seen.add(id(exception))
@@ -49,7 +61,7 @@ def _build_error(exception):
             cause = None
         # Ray's RayTaskError poses as its cause's class too: the cause
         # itself holds the message.
-        if isinstance(exception, TrialBuildError) and cause is None:
+        if isinstance(exception, CANNOT_HEAL) and cause is None:
             return exception
         exception = cause or exception.__cause__
     return None
@@ -57,13 +69,20 @@ def _build_error(exception):
 
 def cannot_heal(exception):
     """Whether a trial's error is one that a retry would raise again."""
-    return _build_error(exception) is not None
+    return _cannot_heal_error(exception) is not None
 
 
 def build_error_line(exception):
-    """The one line of the ``TrialBuildError`` inside ``exception``."""
-    error = _build_error(exception)
+    """The one line of the error that cannot heal inside ``exception``."""
+    error = _cannot_heal_error(exception)
     return str(error).splitlines()[0] if error is not None else ''
+
+
+def _cannot_heal_notice(trial_id, exception):
+    error = _cannot_heal_error(exception)
+    verb = ('stopped' if isinstance(error, NonFiniteError)
+            else 'cannot start')
+    return f"Trial {trial_id} {verb}: {build_error_line(exception)}"
 
 
 @contextlib.contextmanager
@@ -77,8 +96,8 @@ def no_retries_of_bad_input():
         handle_error(trial, exc, *args, **kwargs)
         if cannot_heal(exc):
             trial.__dict__['_softlearning_cannot_heal'] = True
-            print(f"Trial {trial.trial_id} cannot start: "
-                  f"{build_error_line(exc)}", file=sys.stderr, flush=True)
+            print(_cannot_heal_notice(trial.trial_id, exc), file=sys.stderr,
+                  flush=True)
 
     def recover(trial):
         return (not trial.__dict__.pop('_softlearning_cannot_heal', False)
@@ -90,6 +109,49 @@ def no_retries_of_bad_input():
     finally:
         Trial.handle_error, Trial.should_recover = handle_error, (
             should_recover)
+
+
+def resume_config(restart_errored=False, resume_finished=False):
+    """Tune's ResumeConfig: unfinished trials resume from their last
+    checkpoints, errored ones resume (or restart: ``restart_errored``),
+    finished ones resume only with ``resume_finished``."""
+    from ray.tune import ResumeConfig
+    kinds = ResumeConfig.ResumeType
+    return ResumeConfig(
+        unfinished=kinds.RESUME,
+        errored=kinds.RESTART if restart_errored else kinds.RESUME,
+        finished=kinds.RESUME if resume_finished else kinds.SKIP)
+
+
+def _set_n_epochs(config, n_epochs):
+    algorithm = (config or {}).get('algorithm_params')
+    if isinstance(algorithm, dict) and isinstance(
+            algorithm.get('config'), dict):
+        algorithm['config']['n_epochs'] = n_epochs
+
+
+@contextlib.contextmanager
+def restored_trials_train_to(n_epochs):
+    """Trials Tune restores in the block train to ``n_epochs`` (None: as
+    they were)."""
+    if n_epochs is None:
+        yield
+        return
+    from ray.tune.experiment.trial import Trial
+    from_json_state = Trial.from_json_state.__func__
+
+    def restored(cls, json_state, stub=False):
+        trial = from_json_state(cls, json_state, stub=stub)
+        _set_n_epochs(trial.config, n_epochs)
+        _set_n_epochs(getattr(trial, '_Trial__unresolved_config', None),
+                      n_epochs)
+        return trial
+
+    Trial.from_json_state = classmethod(restored)
+    try:
+        yield
+    finally:
+        Trial.from_json_state = classmethod(from_json_state)
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ import copy
 import dataclasses
 import datetime
 import os
-import re
+import sys
 
 from softlearning.utils import storage
 
@@ -36,16 +36,11 @@ def experiment_dir(options, variant_spec):
     environment = variant_spec['environment_params']['training']
     timestamp = datetime.datetime.now().strftime('%Y-%m-%dT%H-%M-%S')
     storage_path = storage.join(
-        results_root(options), *map(folder_name, (
+        results_root(options), *map(storage.folder_name, (
             environment['universe'], environment['domain'],
             environment['task'])))
-    return storage_path, folder_name(f'{timestamp}-{options.exp_name}')
-
-
-def folder_name(text):
-    """``text`` as a folder name that shells and tools take as it is: a
-    user's domain 'my_module:PointMass' is the folder my_module.PointMass."""
-    return re.sub(r'[^A-Za-z0-9_.=+-]', '_', text.replace(':', '.'))
+    return storage_path, storage.folder_name(
+        f'{timestamp}-{options.exp_name}')
 
 
 # --verbose -> Tune's verbosity: the command prints a line per epoch
@@ -105,6 +100,10 @@ def _run(experiment, start_ray):
     # hints) is left for the one of sweeps.get_progress_reporter, shown
     # with --verbose 2 only, on a fresh and a resumed run alike.
     os.environ.setdefault('RAY_AIR_NEW_OUTPUT', '0')
+    if not sys.stdout.isatty():
+        # (Ray reads it as it prints: the Python API's runs too.) No colour
+        # codes in output that goes to a file.
+        os.environ.setdefault('RAY_COLOR_PREFIX', '0')
     try:
         start_ray()  # first: a cluster that is not there fails in seconds
         trainable = tune.with_resources(experiment.trainable_class,
@@ -117,25 +116,31 @@ def _run(experiment, start_ray):
                   flush=True)
             restart = experiment.restart_errored
             folder = experiment.restore_experiment
+            to_epoch = experiment.resume_to_epoch
+            if to_epoch is not None:
+                print(f"Every trial trains on to epoch {to_epoch} "
+                      "(--n-epochs).", flush=True)
             with tune_behaviour.quiet_unstarted_trials():
                 tuner = tune.Tuner.restore(
                     folder, trainable,
-                    resume_unfinished=True, resume_errored=not restart,
-                    restart_errored=restart,
-                    param_space=experiment.restore_param_space)
+                    param_space=experiment.restore_param_space,
+                    _resume_config=tune_behaviour.resume_config(
+                        restart_errored=restart,
+                        resume_finished=to_epoch is not None))
             tune_behaviour.set_restored_console(
                 tuner, EpochConsole(), TUNE_VERBOSITY[verbose])
             known, states_before = _trial_count(folder), state_files(folder)
             set_aside = (_set_aside_errored_trials(folder) if restart
                          else [])
-            with _restarts_keep_placeholders():
+            with _restarts_keep_placeholders(), \
+                    tune_behaviour.restored_trials_train_to(to_epoch):
                 results, interrupted = _fit(tuner, verbose)
             for trial_folder in set_aside:
                 # (Tune makes the old folder again, empty but for the
                 # restart's own log files.)
                 _remove_if_no_trial(trial_folder)
             _check_all_restored(folder, known, len(results), states_before)
-            return TuneRun(results, folder, interrupted)
+            return _finished(options, TuneRun(results, folder, interrupted))
         settings = experiment.tune_settings
         tuner = tune.Tuner(
             trainable,
@@ -169,8 +174,16 @@ def _run(experiment, start_ray):
         results, interrupted = _fit(tuner, verbose)
     finally:
         ray.shutdown()
-    return TuneRun(results, storage.join(storage_path, experiment_name),
-                   interrupted)
+    return _finished(options, TuneRun(
+        results, storage.join(storage_path, experiment_name), interrupted))
+
+
+def _finished(options, run):
+    """The run, once what the trackers made of it is said."""
+    notice = tracking.wandb_notice(options, run.folder)
+    if notice:
+        print(notice, flush=True)
+    return run
 
 
 def _fit(tuner, verbose):

@@ -27,6 +27,7 @@ import sys
 from softlearning import curriculum
 from softlearning.algorithms import ALGORITHMS
 from softlearning.environments import import_path, resolve_task
+from softlearning.environments.checks import check_environments
 from softlearning.environments.partial_observation import (
     PARTS, validate_pomdp_params)
 from softlearning.environments.pixels import (pixel_settings,
@@ -41,7 +42,9 @@ from .config_keys import (check_config_keys, constructor_defaults,
                           with_constructor_defaults)
 from .presets import common
 from .provenance import Provenance
-from .search_spaces import is_search_space, to_search_space
+from .run_length import fit_warm_up, no_update_notice
+from .search_spaces import (holds_search_space, is_search_space,
+                            to_search_space)
 
 
 def merge(base, update):
@@ -57,8 +60,9 @@ def merge(base, update):
 
 def set_by_path(variant_spec, dotted_key, value, source='--config'):
     """Sets ``variant_spec['a']['b']`` from 'a.b'; unknown keys are an error
-    naming the valid ones (new keys are allowed only inside a 'config', and
-    checked against the constructor by ``check_config_keys``). A search
+    naming the valid ones (new keys are allowed only inside a 'config',
+    checked against the constructor by ``check_config_keys``, and an
+    environment's 'kwargs', checked by building it: environments/checks.py). A search
     space value (see search_spaces.py) becomes Tune's."""
     keys = dotted_key.split('.')
     node = variant_spec
@@ -71,7 +75,8 @@ def set_by_path(variant_spec, dotted_key, value, source='--config'):
         node = node[key]
     last = keys[-1]
     if not isinstance(node, dict) or (
-            last not in node and keys[-2:-1] != ['config']):
+            last not in node and keys[-2:-1] not in (['config'],
+                                                     ['kwargs'])):
         valid = sorted(node) if isinstance(node, dict) else []
         raise ValueError(f"Unknown variant key '{dotted_key}' in {source}; "
                          f"valid keys here: {valid}")
@@ -292,32 +297,7 @@ def _derive(variant_spec, given, preset_max_path_length, notice):
         sampler['max_path_length'] = (
             preset_max_path_length if is_search_space(max_path_length)
             else max_path_length)
-    _fit_warm_up(config, epoch_length, given, notice)
-
-
-WARM_UP_KEY = 'algorithm_params.config.n_initial_exploration_steps'
-
-
-def _fit_warm_up(config, epoch_length, given, notice):
-    """A warm-up (random steps before any update) as long as the run would
-    train nothing: one the user set is an error; a preset's is cut to a
-    tenth of the run, with a notice."""
-    warm_up, n_epochs = config['n_initial_exploration_steps'], config[
-        'n_epochs']
-    if any(map(is_search_space, (warm_up, n_epochs, epoch_length))):
-        return
-    total = n_epochs * epoch_length
-    if warm_up < total:
-        return
-    if WARM_UP_KEY in given:
-        raise ValueError(
-            f"{WARM_UP_KEY}={warm_up} is the whole run ({n_epochs} epochs "
-            f"of {epoch_length} steps): nothing would be trained; give a "
-            "shorter warm-up or a longer run.")
-    config['n_initial_exploration_steps'] = total // 10
-    notice(f"the default warm-up of {warm_up} random steps would take the "
-           f"whole run of {total} steps; it is {total // 10} steps (a "
-           f"tenth) instead. Set it with --config {WARM_UP_KEY}=N.")
+    fit_warm_up(config, epoch_length, given, notice)
 
 
 def finish_pixels(variant_spec, given, debug):
@@ -426,6 +406,12 @@ def get_variant_spec(args, defaults=None):
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:
             validate_pomdp_params(environment_params)
+    # Built once here (searched-over ones by the trials).
+    check_environments(variant_spec['environment_params'],
+                       skip=holds_search_space)
     variant_spec = with_constructor_defaults(variant_spec)
     provenance.step('constructor default', variant_spec)
+    untrained = no_update_notice(variant_spec['algorithm_params']['config'])
+    if untrained and not debug:  # (a debug-sized run checks a setup only)
+        _notice_function(args)(untrained)
     return variant_spec

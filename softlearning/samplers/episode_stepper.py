@@ -22,6 +22,7 @@ import collections
 import numpy as np
 
 from softlearning.curriculum.randomization import PhysicalParameterSetter
+from softlearning.utils import non_finite
 
 Transition = collections.namedtuple(
     'Transition',
@@ -67,6 +68,9 @@ class EpisodeStepper:
         seed = self._seed if self.num_paths == 0 else None
         self.physical_parameters.before_reset()
         self.observation = self.environment.reset(seed=seed)
+        non_finite.check_observation(
+            self.environment, self.observation,
+            f'at the reset of episode {self.num_paths}')
 
     def step(self, policy):
         """One environment step with ``policy``. Returns the transition and,
@@ -78,6 +82,9 @@ class EpisodeStepper:
                                                 self.policy_state)
         next_observation, reward, terminated, truncated, _ = (
             self.environment.step(action))
+        non_finite.check_step(
+            self.environment, action, next_observation, reward,
+            f'at step {self.path_length + 1} of episode {self.num_paths}')
         transition = Transition(observation, action, reward, terminated,
                                 next_observation, self.episode_id,
                                 self.path_length)

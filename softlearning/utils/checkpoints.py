@@ -216,8 +216,10 @@ def write_pool_piece(trial_dir, piece):
 
 
 def resolve_checkpoint(path):
-    """A checkpoint folder, or a trial folder (its latest checkpoint) ->
-    the checkpoint folder; CheckpointError when there is none."""
+    """A checkpoint folder, a trial folder (its latest checkpoint) or an
+    experiment folder of one trial (that trial's latest) -> the checkpoint
+    folder; CheckpointError when there is none, or when the experiment
+    has several trials (they are listed)."""
     path = os.path.abspath(os.path.expanduser(path))
     if not os.path.exists(path):
         raise CheckpointError(f"Checkpoint path '{path}' does not exist.")
@@ -225,7 +227,29 @@ def resolve_checkpoint(path):
         found = checkpoint_dirs(path)
         if found:
             return found[-1]
+        trials = trial_dirs_with_checkpoints(path)
+        if len(trials) == 1:
+            return checkpoint_dirs(trials[0])[-1]
+        if trials:
+            names = [os.path.basename(trial) for trial in trials]
+            shown = ', '.join(names[:5]) + (
+                f' and {len(names) - 5} more' if len(names) > 5 else '')
+            raise CheckpointError(
+                f"'{path}' is an experiment of {len(trials)} trials; name "
+                f"one of its trial folders: {shown}.")
     return path
+
+
+def trial_dirs_with_checkpoints(experiment_dir):
+    """The sub-folders of ``experiment_dir`` that hold a complete
+    checkpoint, by name."""
+    trials = []
+    for name in sorted(os.listdir(experiment_dir)):
+        folder = os.path.join(experiment_dir, name)
+        if os.path.isdir(folder) and not name.startswith('.') and (
+                checkpoint_dirs(folder)):
+            trials.append(folder)
+    return trials
 
 
 # What must match for a checkpoint to load into a variant: the environment
@@ -250,16 +274,42 @@ def _get(variant, keys):
     return json.loads(json.dumps(variant, default=_json_default))
 
 
+def _differences(saved, wanted, keys):
+    """(dotted key, saved, wanted) of every leaf where they differ."""
+    if isinstance(saved, dict) and isinstance(wanted, dict):
+        return [difference for key in sorted(set(saved) | set(wanted),
+                                             key=str)
+                for difference in _differences(saved.get(key),
+                                               wanted.get(key),
+                                               keys + (str(key),))]
+    if saved == wanted or _is_search_space(wanted):
+        return []
+    return [('.'.join(keys), saved, wanted)]
+
+
+def _shown(value, width=60):
+    """A setting's value in a message: short, 'unset' for none."""
+    if value is None:
+        return 'unset'
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 1] + '…'
+
+
 def check_compatible(checkpoint_dir, saved_variant, variant):
-    """Raises CheckpointError naming the first setting in which ``variant``
+    """Raises CheckpointError naming the settings in which ``variant``
     differs from the one the checkpoint was trained with."""
-    for keys in COMPATIBILITY_KEYS:
-        saved, wanted = _get(saved_variant, keys), _get(variant, keys)
-        if saved != wanted and not _is_search_space(wanted):
-            raise CheckpointError(
-                f"Checkpoint '{checkpoint_dir}' does not fit this variant: "
-                f"{'.'.join(keys)} is {saved!r} in the checkpoint but "
-                f"{wanted!r} here.")
+    differences = [difference for keys in COMPATIBILITY_KEYS
+                   for difference in _differences(
+                       _get(saved_variant, keys), _get(variant, keys), keys)]
+    if not differences:
+        return
+    shown = '; '.join(f"{key} {_shown(saved)} there, {_shown(wanted)} here"
+                      for key, saved, wanted in differences[:3])
+    more = (f" (and {len(differences) - 3} more)"
+            if len(differences) > 3 else '')
+    raise CheckpointError(
+        f"Checkpoint '{checkpoint_dir}' was trained with other settings: "
+        f"{shown}{more}.")
 
 
 def _is_search_space(value):

@@ -13,7 +13,7 @@ import importlib
 def lookup(registry, name, kind):
     """``registry[name]``, or one ValueError naming the valid choices."""
     if name not in registry:
-        raise ValueError(f"Unknown {kind} '{name}'. Valid {kind}s: "
+        raise ValueError(f"Unknown {kind} '{name}'. Valid choices: "
                          f"{', '.join(registry)}")
     return registry[name]
 

@@ -7,12 +7,21 @@ through ``os.path.abspath``/``expanduser``/``os.path.join``.
 """
 
 import os
+import re
 import urllib.parse
 import uuid
 
 
 def is_uri(path):
     return '://' in str(path)
+
+
+def folder_name(text):
+    """``text`` as a folder name that shells and tools take as it is
+    (letters of any alphabet, digits and ``_.=+-``; anything else, a space
+    too, becomes '_'): a user's domain 'my_module:PointMass' is the folder
+    my_module.PointMass."""
+    return re.sub(r'[^\w.=+-]', '_', text.replace(':', '.'))
 
 
 def normalize(path):
@@ -60,7 +69,12 @@ def files_named(path, prefixes):
 def check_writable(path):
     """Creates ``path`` if needed and writes and deletes a small file there;
     raises OSError naming the path and the storage's own message."""
-    fs, fs_path = filesystem(path)
+    try:
+        fs, fs_path = filesystem(path)
+    except Exception as error:  # pyarrow's ArrowInvalid: an unknown scheme
+        raise OSError(
+            f"cannot write to '{path}': {_first_line(error)} (results go to a "
+            "folder, or a URI of s3://, gs:// or hdfs://)") from None
     probe = f"{fs_path.rstrip('/')}/.softlearning-write-test-{uuid.uuid4().hex}"
     try:
         fs.create_dir(fs_path, recursive=True)
@@ -68,4 +82,9 @@ def check_writable(path):
             stream.write(b'ok')
         fs.delete_file(probe)
     except Exception as error:  # pyarrow raises OSError or its own errors
-        raise OSError(f"cannot write to '{path}': {error}") from None
+        raise OSError(
+            f"cannot write to '{path}': {_first_line(error)}") from None
+
+
+def _first_line(error):
+    return (str(error).strip().splitlines() or [''])[0]

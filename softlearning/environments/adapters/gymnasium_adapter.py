@@ -98,9 +98,8 @@ def import_environment_module(domain, universe='gym', import_path=None):
 def _action_space(environment_id, kwargs=None):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        # As the adapter builds it (gymnasium passes render_mode on).
         env = gym.make(environment_id, disable_env_checker=True,
-                       **{'render_mode': None, **(kwargs or {})})
+                       **(kwargs or {}))
     try:
         return env.action_space
     finally:
@@ -108,7 +107,7 @@ def _action_space(environment_id, kwargs=None):
 
 
 @contextlib.contextmanager
-def _native_output_discarded():
+def native_output_discarded():
     """Simulators' own lines (MuJoCo's compiler warnings) go to the file
     descriptors, past Python's streams: an error message stays one line."""
     with open(os.devnull, 'w') as devnull, \
@@ -120,7 +119,7 @@ def continuous_domains(domains):
     """The names of ``domains`` ({domain: tasks}) whose newest task builds
     here with continuous (Box) actions: what softlearning can train."""
     names = []
-    with _native_output_discarded():
+    with native_output_discarded():
         for name, tasks in sorted(domains.items()):
             try:
                 space = _action_space(f'{name}-{tasks[-1]}')
@@ -135,7 +134,7 @@ def check_continuous_actions(environment_id, kwargs=None):
     """Raises ValueError unless ``environment_id`` builds with continuous
     (Box) actions; before any trial starts."""
     try:
-        with _native_output_discarded():
+        with native_output_discarded():
             space = _action_space(environment_id, kwargs)
     except Exception as error:
         raise ValueError(f"Cannot build {environment_id}: "
@@ -177,6 +176,42 @@ def resolve_environment_id(domain, task, universe='gym',
         f"{', '.join(domains[domain])}")
 
 
+# Observation spaces a network can take as a float array.
+ARRAY_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiBinary,
+                spaces.MultiDiscrete)
+
+
+def flat_spaces(space, environment_id, prefix=''):
+    """{key: space} of a Dict observation space, a nested Dict's keys
+    joined with '.' ('robot.position'); a space that is no array is a
+    ValueError naming it."""
+    flat = {}
+    for key, subspace in space.spaces.items():
+        name = f'{prefix}{key}'
+        if isinstance(subspace, spaces.Dict):
+            flat.update(flat_spaces(subspace, environment_id, name + '.'))
+        elif isinstance(subspace, ARRAY_SPACES):
+            flat[name] = subspace
+        else:
+            raise ValueError(
+                f"{environment_id}'s observation '{name}' is a "
+                f"{type(subspace).__name__} space; softlearning takes "
+                "observations that are arrays (Box, Discrete, MultiBinary, "
+                "MultiDiscrete), in Dicts (nested ones too).")
+    return flat
+
+
+def flat_observation(observation, prefix=''):
+    """A nested Dict observation as flat_spaces names its parts."""
+    flat = {}
+    for key, value in observation.items():
+        if isinstance(value, dict):
+            flat.update(flat_observation(value, f'{prefix}{key}.'))
+        else:
+            flat[f'{prefix}{key}'] = value
+    return flat
+
+
 class GymnasiumAdapter(SoftlearningEnv):
     """Wraps ``gymnasium.make(f'{domain}-{task}', **kwargs)``."""
 
@@ -189,8 +224,11 @@ class GymnasiumAdapter(SoftlearningEnv):
         env_id = resolve_environment_id(
             domain, task, self.universe_name, self._is_own_spec)
         self.environment_id = env_id
-        self._env = gym.make(env_id, disable_env_checker=True,
-                             render_mode=render_mode, **kwargs)
+        # render_mode only when one is asked for: gymnasium passes it on
+        # to the constructor, which a user's environment may not take.
+        if render_mode is not None:
+            kwargs['render_mode'] = render_mode
+        self._env = gym.make(env_id, disable_env_checker=True, **kwargs)
 
         if not isinstance(self._env.action_space, spaces.Box):
             raise ValueError(
@@ -201,8 +239,10 @@ class GymnasiumAdapter(SoftlearningEnv):
 
         raw_space = self._env.observation_space
         if isinstance(raw_space, spaces.Dict):
-            full_space = raw_space
-            self._wrap_observation = dict
+            full_space = spaces.Dict(flat_spaces(raw_space, env_id))
+            nested = any(isinstance(space, spaces.Dict)
+                         for space in raw_space.spaces.values())
+            self._wrap_observation = flat_observation if nested else dict
         else:
             full_space = spaces.Dict({DEFAULT_OBSERVATION_KEY: raw_space})
             self._wrap_observation = (

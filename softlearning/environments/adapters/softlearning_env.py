@@ -82,6 +82,14 @@ class SoftlearningEnv:
     def _set_action_bounds(self, low, high):
         self._action_low = np.asarray(low, dtype=np.float64)
         self._action_high = np.asarray(high, dtype=np.float64)
+        if not (np.isfinite(self._action_low).all()
+                and np.isfinite(self._action_high).all()):
+            raise ValueError(
+                f"{self._describe()} has actions without finite bounds "
+                f"(low {self._action_low.tolist()}, high "
+                f"{self._action_high.tolist()}); softlearning's policies act "
+                "in [-1, 1], scaled to the bounds: give the action space "
+                "finite low and high.")
         self._action_space = normalized_action_space(self._action_low.shape)
 
     @property
