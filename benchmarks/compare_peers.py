@@ -48,9 +48,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from softlearning.experiments.presets import simbav2 as simbav2_preset  # noqa: E402,E501
-from softlearning.experiments.presets.crossq import CRITIC_WIDTH  # noqa: E402
-from softlearning.experiments.variants import SIMBA_SIZES  # noqa: E402
+from softlearning.experiments.config.presets import (  # noqa: E402,E501
+    simbav2 as simbav2_preset)
+from softlearning.experiments.config.presets.crossq import (  # noqa: E402
+    CRITIC_WIDTH)
+from softlearning.experiments.config.variants import SIMBA_SIZES  # noqa: E402
 from softlearning.utils.machine import cpu_model  # noqa: E402
 from throughput import EPOCH_LENGTH, WARMUP_STEPS  # noqa: E402  (this folder)
 # throughput.py's second epoch compiles; the peers skip the same steps.
@@ -225,7 +227,7 @@ def evaluate_checkpoint(trial_dir):
     """Deterministic returns of the trial's final policy (numpy, as
     ``softlearning simulate`` acts) on EVALUATION_SEEDS' start states."""
     sys.path.insert(0, os.path.dirname(HERE))
-    from softlearning.experiments.policy_loading import (
+    from softlearning.experiments.trial.policy_loading import (
         build_environment, load_checkpoint_variant, load_numpy_policy)
     from softlearning.samplers import rollouts
     checkpoint_dir, variant = load_checkpoint_variant(trial_dir)
@@ -396,8 +398,8 @@ def side_by_side(our_command, peer_commands):
     """softlearning's run beside each peer's in turn, one CPU thread each
     (a second run of ours beside the second peer): ({...} or None, error)
     of ours (the mean over its runs) and of each peer."""
-    from peer_processes import (peer_process_environment, pinned_to,
-                                side_by_side_cores)
+    from peer_processes import (
+        peer_process_environment, pinned_to, side_by_side_cores)
     our_command = [*our_command, '--threads', '1']
     our_core, peer_core = side_by_side_cores()
     ours, peers = [], {}

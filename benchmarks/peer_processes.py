@@ -21,10 +21,10 @@ import signal
 import subprocess
 import time
 
-from peer_trial_folder import (ERROR_FILE, RESUMES_FILE, STDERR_FILE,
-                               clear_run, remove_checkpoint, resumable,
-                               rewind_progress, write_params)
-from softlearning.experiments.benchmark import SuiteError
+from peer_trial_folder import (
+    ERROR_FILE, RESUMES_FILE, STDERR_FILE, clear_run, remove_checkpoint,
+    resumable, rewind_progress, write_params)
+from softlearning.experiments.benchmark.suites import SuiteError
 from softlearning.utils.machine import cpu_model
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)),

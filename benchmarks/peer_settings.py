@@ -11,8 +11,8 @@ constructor arguments as JSON.
 """
 
 from softlearning import experiments
-from softlearning.experiments.benchmark import SuiteError
-from softlearning.experiments.presets import tqc as tqc_preset
+from softlearning.experiments.benchmark.suites import SuiteError
+from softlearning.experiments.config.presets import tqc as tqc_preset
 
 LIBRARY_MODULES = {'sbx': 'sbx', 'sb3': 'stable_baselines3'}
 # SBX's class of each (DroQ is its SAC with dropout + LayerNorm critics);

@@ -25,7 +25,7 @@ environment and point ``--peer-python`` at its interpreter:
 
 The suite file (YAML, or JSON if its name ends in .json) is the one
 softlearning's own runner reads, read by its loader
-(``softlearning.experiments.benchmark.load_suite``: the same rules and
+(``softlearning.experiments.benchmark.suites.load_suite``: the same rules and
 defaults); this script uses ``name``, ``algorithms``, ``environments``
 (``gym`` ones only, ``gym/HalfCheetah/v5`` is gymnasium's
 ``HalfCheetah-v5``), ``seeds``, ``steps``, ``warmup_steps`` and
@@ -120,12 +120,13 @@ import os
 import sys
 
 from peer_processes import peer_versions, run_all
-from peer_settings import (ALGORITHMS, LIBRARY_MODULES, check_tqc_critics,
-                           constructor, preset_settings, settings)
+from peer_settings import (
+    ALGORITHMS, LIBRARY_MODULES, check_tqc_critics, constructor,
+    preset_settings, settings)
 from peer_trial_folder import run_status
 from softlearning.experiments import ExperimentError
-from softlearning.experiments.benchmark import SuiteError, load_suite
-from softlearning.experiments.suite_part import part_of_suite
+from softlearning.experiments.benchmark.suites import SuiteError, load_suite
+from softlearning.experiments.benchmark.suite_part import part_of_suite
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)

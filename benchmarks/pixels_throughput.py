@@ -38,8 +38,8 @@ from softlearning.utils.machine import cpu_model  # noqa: E402
 
 def build_runner(args, num_samplers):
     from softlearning import experiments
-    from softlearning.experiments.trainable import (ExperimentRunner,
-                                                    build_outside_tune)
+    from softlearning.experiments.trial.trainable import (
+        ExperimentRunner, build_outside_tune)
     config = {'environment_params.training.pixels.image_size':
               args.image_size}
     if args.drq:

@@ -32,8 +32,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from softlearning.cli.options import key_value  # noqa: E402
-from softlearning.experiments.presets import ALGORITHMS  # noqa: E402
-from softlearning.algorithms.compilation import resolve_jit_compile  # noqa: E402,E501
+from softlearning.experiments.config.presets import ALGORITHMS  # noqa: E402
+from softlearning.algorithms.compilation import (  # noqa: E402,E501
+    resolve_jit_compile)
 from softlearning.utils.machine import cpu_model  # noqa: E402
 
 EPOCH_LENGTH = 1000
@@ -42,8 +43,8 @@ WARMUP_STEPS = 1000
 
 def build_runner(args):
     from softlearning import experiments
-    from softlearning.experiments.trainable import (ExperimentRunner,
-                                                    build_outside_tune)
+    from softlearning.experiments.trial.trainable import (
+        ExperimentRunner, build_outside_tune)
 
     n_epochs = 2 + args.steps // EPOCH_LENGTH  # warm-up, compile, measured
     variant = experiments.sample_variant(experiments.variant_spec(

@@ -635,7 +635,7 @@ ENTRIES = [
           'The file is YAML but lacks what every autoscaler config has (here its '
           '`provider`).',
           "Start from Ray's example configs or softlearning's "
-          '(`softlearning/experiments/cluster_configs/`).',
+          '(`softlearning/experiments/cluster/cluster_configs/`).',
           files={'cluster.yaml': 'cluster_name: mine\n'}),
     # Trackers --------------------------------------------------------------------
     Entry('trackers', '--wandb-mode without a project',

@@ -107,7 +107,7 @@ def _first_sentence(text):
 def algorithms_table(here):
     """Every registered algorithm: its page, its update class, its preset's
     default policy and summary."""
-    from softlearning.experiments import presets
+    from softlearning.experiments.config import presets
     rows = []
     for name, target in registry().items():
         module, _, cls = target.partition(':')
@@ -153,8 +153,8 @@ def _variant(algorithm, environment, options):
 def _preset_sources(algorithm, environment, options):
     """{dotted key: the preset file (and domain) that set it}, the last
     writer winning, in the order variants.preset_variant applies them."""
-    from softlearning.experiments import presets
-    from softlearning.experiments.presets import common
+    from softlearning.experiments.config import presets
+    from softlearning.experiments.config.presets import common
     universe, domain, _ = environment.split('/')
     preset = presets.get(algorithm)
     forms = [name for name, wanted in (
@@ -180,7 +180,8 @@ def hyperparameters(here, algorithm, environment=DEFAULT_ENVIRONMENT, **options)
     """The resolved variant of ``--algorithm ALGORITHM`` (and options such
     as policy=recurrent, observation=pixels, network=simba, n_step=3) on one
     environment: each entry, its value, and which preset set it."""
-    from softlearning.experiments.config_keys import constructor_defaults
+    from softlearning.experiments.config.config_keys import (
+        constructor_defaults)
     if 'n_step' in options:
         options['n_step'] = int(options['n_step'])
     key = tuple(sorted(options.items()))
@@ -213,7 +214,7 @@ def hyperparameters(here, algorithm, environment=DEFAULT_ENVIRONMENT, **options)
 
 def domain_overrides(here, algorithm):
     """The algorithm's preset's per-universe/domain overrides."""
-    from softlearning.experiments import presets
+    from softlearning.experiments.config import presets
     preset = presets.get(algorithm)
     rows = [[f'`{scope}`', f'`{key}`', f'`{_format(value)}`']
             for scope, overrides in getattr(preset, 'DOMAINS', {}).items()

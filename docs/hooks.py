@@ -2,7 +2,7 @@
 committed results are written at build time, from
 
 - the algorithm registry (``softlearning.algorithms.ALGORITHMS``) and the
-  presets (``softlearning.experiments.presets``): the list of algorithms and
+  presets (``softlearning.experiments.config.presets``): the list of algorithms and
   each one's hyperparameters, as ``softlearning.experiments.variant_spec``
   resolves them (no TensorFlow is imported);
 - the options parser (``softlearning.cli.options.get_parser``);

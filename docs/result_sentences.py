@@ -156,7 +156,7 @@ def _crossq_against_sbx(suite):
 
 
 def headline(here=''):
-    from softlearning.experiments.presets.crossq import CRITIC_WIDTH
+    from softlearning.experiments.config.presets.crossq import CRITIC_WIDTH
     width = f'{CRITIC_WIDTH}-{CRITIC_WIDTH}'
     ours, theirs, better = _crossq_against_sbx('frontier_100k')
     sac = _iqm('frontier_100k', 'softlearning SAC')

@@ -22,7 +22,7 @@ from softlearning.environments.adapters.gymnasium_adapter import (
     flat_observation)
 from softlearning.environments.partial_observation import PartiallyObserved
 from softlearning.experiments.errors import ExperimentError
-from softlearning.experiments.policy_loading import load_trained_policy
+from softlearning.experiments.trial.policy_loading import load_trained_policy
 
 
 def load(checkpoint_path, seed=None):

@@ -60,8 +60,8 @@ def tiny_variant(**kwargs):
 
 
 def make_runner(variant):
-    from softlearning.experiments.trainable import (ExperimentRunner,
-                                                    build_outside_tune)
+    from softlearning.experiments.trial.trainable import (
+        ExperimentRunner, build_outside_tune)
     return build_outside_tune(ExperimentRunner, copy.deepcopy(variant))
 
 

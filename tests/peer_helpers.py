@@ -13,7 +13,7 @@ if BENCHMARKS not in sys.path:
 
 import peer_trial_folder  # noqa: E402
 import peers  # noqa: E402
-from softlearning.experiments.benchmark import load_suite  # noqa: E402
+from softlearning.experiments.benchmark.suites import load_suite  # noqa: E402
 
 SUITE = """\
 name: mujoco_100k

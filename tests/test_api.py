@@ -76,16 +76,16 @@ def test_presets_do_not_repeat_constructor_defaults():
     """A preset value equal to its constructor's default would be noise:
     the variant gets those from the constructors."""
     import importlib
-    from softlearning.experiments import presets
-    from softlearning.experiments.config_keys import _registries
-    from softlearning.experiments.variants import merge
+    from softlearning.experiments.config import presets
+    from softlearning.experiments.config.config_keys import _registries
+    from softlearning.experiments.config.variants import merge
     from softlearning.utils.registry import lookup
     from softlearning.utils.signatures import NO_LITERAL_DEFAULT
     registries = _registries()
     for algorithm in presets.ALGORITHMS:
         preset = presets.get(algorithm)
         common = importlib.import_module(
-            'softlearning.experiments.presets.common')
+            'softlearning.experiments.config.presets.common')
         variant = merge(common.VARIANT, preset.VARIANT)
         for family, params in variant.items():
             if family not in registries or 'class_name' not in params:
@@ -112,7 +112,7 @@ def test_params_record_the_constructors_defaults():
 def test_checkpoints_whose_variant_left_out_the_defaults_still_fit(tmp_path):
     """Variants written before the constructors' defaults were recorded:
     a checkpoint of one still fits the same settings today."""
-    from softlearning.experiments.trainable import check_restorable
+    from softlearning.experiments.trial.trainable import check_restorable
     from softlearning.utils import checkpoints
     variant = experiments.sample_variant(
         experiments.variant_spec(seed=1, cpus=2))

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT, assert_one_line_error, run_cli
-from softlearning.experiments.benchmark import load_suite
+from softlearning.experiments.benchmark.suites import load_suite
 
 
 # Running and resuming ------------------------------------------------------
@@ -48,7 +48,7 @@ def _interrupted_trials(folder):
     ended: what a resume acts on. Not from the files: a trial's process can
     complete a checkpoint (even its last one) while the run ends, after the
     driver's last word on it."""
-    from softlearning.experiments.tune_state import tune_statuses
+    from softlearning.experiments.tune.state import tune_statuses
     statuses = tune_statuses(str(folder))
     started = {os.path.dirname(os.path.dirname(path)) for path in glob.glob(
         os.path.join(folder, '*', 'checkpoint_*', 'manifest.json'))}
@@ -272,8 +272,8 @@ def test_a_partial_restore_ends_in_an_error_and_keeps_the_full_state(
     """When Tune restores fewer trials than the experiment has (it logs the
     failure and goes on), the state files that run wrote are removed, so the
     next resume reads the complete state of the run before."""
-    from softlearning.experiments.tune_state import state_files, tune_statuses
-    from softlearning.experiments import tune_runner
+    from softlearning.experiments.tune.state import state_files, tune_statuses
+    from softlearning.experiments.tune import runner as tune_runner
     from softlearning.experiments.errors import ExperimentError
 
     def write_state(stamp, names):
@@ -300,7 +300,7 @@ def test_setting_aside_twice_keeps_both_and_skips_empty_folders(tmp_path):
     """An errored trial restarted before has its old folder in .restarted/
     already: a second one is kept beside it, and a folder without a trial
     (what Tune makes again for a restarted trial) is not moved."""
-    from softlearning.experiments import tune_runner
+    from softlearning.experiments.tune import runner as tune_runner
     trial_data = [[json.dumps({'relative_logdir': name, 'status': 'ERROR'}),
                    '{}'] for name in ('again', 'empty')]
     (tmp_path / 'experiment_state-2026-01-01_00-00-00.json').write_text(

@@ -9,11 +9,12 @@ import pytest
 import yaml
 
 from checkpoint_helpers import TINY_CONFIG
-from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error,
-                      run_cli)
-from softlearning.experiments.benchmark import (SuiteError, load_suite,
-                                                merge_cells, protocol_config)
-from softlearning.experiments.suite_part import part_of_suite
+from conftest import (
+    REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error, run_cli)
+from softlearning.experiments.benchmark.suite_experiment import merge_cells
+from softlearning.experiments.benchmark.suites import (
+    SuiteError, load_suite, protocol_config)
+from softlearning.experiments.benchmark.suite_part import part_of_suite
 
 TINY_SUITE = {
     'name': 'tiny', 'algorithms': ['SAC', 'TD3'],
@@ -53,7 +54,7 @@ def test_suite_file_defaults_and_protocol(tmp_path):
 
 
 def test_a_suite_with_overrides_is_labelled_by_them(tmp_path):
-    from softlearning.experiments.benchmark import benchmark_entry
+    from softlearning.experiments.benchmark.suites import benchmark_entry
     plain = {'algorithms': ['SAC'], 'environments': ['gym/Hopper/v5'],
              'seeds': [0], 'steps': 5000}
     suite = load_suite(write_suite(tmp_path, {**plain, 'config': {
@@ -214,7 +215,8 @@ def test_every_shipped_suite_builds_its_experiment(name, tmp_path):
     built (what ``softlearning benchmark`` does before Ray starts); a suite
     that changes the presets (``config``: every ablation under ablations/,
     and e.g. tqc_50k's two critics) is labelled by what it changes."""
-    from softlearning.experiments.benchmark import prepare_suite
+    from softlearning.experiments.benchmark.suite_experiment import (
+        prepare_suite)
     suite = load_suite(os.path.join(SUITES_FOLDER, name))
     assert bool(suite.label) == bool(suite.config)
     if name.startswith('ablations' + os.sep):

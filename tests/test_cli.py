@@ -11,9 +11,9 @@ import tempfile
 import numpy as np
 import pytest
 
-from conftest import (REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error,
-                      read_progress, run_cli, run_clis_at_once, trial_dirs,
-                      trial_stderr)
+from conftest import (
+    REPO_ROOT, TENSORFLOW_IMPORTED, assert_one_line_error, read_progress,
+    run_cli, run_clis_at_once, trial_dirs, trial_stderr)
 from softlearning.utils.machine import cpu_model
 from test_cli_usability import assert_quiet_about_cuda
 
@@ -23,7 +23,7 @@ def test_help():
     assert result.returncode == 0
     assert 'run_example_local' in result.stdout
     # Every registered algorithm, from the registry.
-    from softlearning.experiments.presets import ALGORITHMS
+    from softlearning.experiments.config.presets import ALGORITHMS
     for algorithm in ALGORITHMS:
         assert re.search(rf'\b{algorithm}\b', result.stdout), algorithm
     result = run_cli('run_example_local', 'examples.development', '--help')

@@ -10,11 +10,9 @@ import sys
 
 import pytest
 
-from conftest import (FAKE_TENSORFLOW_STARTUP, REPO_ROOT, TENSORFLOW_IMPORTED,
-                      TENSORFLOW_NOISE,
-                      assert_one_line_error,
-                      read_progress, run_cli,
-                      trial_dirs)
+from conftest import (
+    FAKE_TENSORFLOW_STARTUP, REPO_ROOT, TENSORFLOW_IMPORTED, TENSORFLOW_NOISE,
+    assert_one_line_error, read_progress, run_cli, trial_dirs)
 
 TINY_RUN = ['--n-epochs', '1', '--epoch-length', '200', '--max-path-length',
             '100', '--seed', '1', '--cpus', '2',
@@ -103,7 +101,7 @@ def test_every_path_in_help_readme_and_docs_exists():
 # Debug mode: every option honoured or refused ---------------------------------
 
 def test_every_option_is_honoured_or_refused_in_debug_mode():
-    from softlearning.experiments.option_schema import schema
+    from softlearning.experiments.config.option_schema import schema
     for option in schema().values():
         assert bool(option.debug) != ('debug' in option.refused), option.name
 
@@ -267,7 +265,7 @@ from softlearning.utils.tensorflow_logging import import_tensorflow
 import_tensorflow()
 from ray.air._internal import usage
 from ray.tune import Callback
-from softlearning.experiments import tune_behaviour
+from softlearning.experiments.tune import behaviour as tune_behaviour
 with tune_behaviour.no_untold_usage_tags():
     usage.tag_callbacks([Callback()])
 print(sorted(m for m in ('keras', 'sklearn', 'matplotlib', 'mlflow', 'wandb')
@@ -304,7 +302,7 @@ def test_a_resume_leaves_out_tunes_warning_about_trials_not_started():
     results of; trials that had not started have none, as they should.
     A result file it could not read is still reported."""
     import logging
-    from softlearning.experiments import tune_behaviour
+    from softlearning.experiments.tune import behaviour as tune_behaviour
     logger = logging.getLogger('ray.tune.analysis.experiment_analysis')
     not_started = (
         "Failed to fetch metrics for 2 trial(s):\n" + "\n".join(

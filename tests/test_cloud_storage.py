@@ -135,8 +135,8 @@ def test_errored_trials_are_set_aside_in_object_storage(s3_server,
     .restarted/, the finished one stays, and the empty folder Tune makes
     again for the restarted trial is removed afterwards."""
     import pyarrow.fs
-    from softlearning.experiments.tune_state import tune_statuses
-    from softlearning.experiments import tune_runner
+    from softlearning.experiments.tune.state import tune_statuses
+    from softlearning.experiments.tune import runner as tune_runner
     port, env = s3_server
     for key, value in env.items():
         monkeypatch.setenv(key, value)

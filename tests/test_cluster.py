@@ -13,8 +13,7 @@ import time
 import pytest
 import yaml
 
-from conftest import (assert_one_line_error, read_progress, run_cli,
-                      trial_dirs)
+from conftest import assert_one_line_error, read_progress, run_cli, trial_dirs
 from conftest import REPO_ROOT, _cli
 from ray_processes import RayProcesses, free_port
 from test_fault_tolerance import _finish, _wait_for_epoch
@@ -212,7 +211,7 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
         processes.stop()
 
 
-# Trials that no longer fit (softlearning/experiments/pending_trials.py) ----
+# Trials that no longer fit (softlearning/experiments/tune/pending_trials.py) ----
 
 
 def autoscaler_may_add_nodes(env, address):
@@ -223,7 +222,7 @@ def autoscaler_may_add_nodes(env, address):
     answers True, and a test expecting False fails)."""
     script = (
         "import time, ray\n"
-        "from softlearning.experiments.pending_trials import (\n"
+        "from softlearning.experiments.tune.pending_trials import (\n"
         "    autoscaler_may_add_nodes, autoscaler_report)\n"
         f"ray.init(address='{address}', logging_level='ERROR', "
         "log_to_driver=False, _node_ip_address='127.0.0.1')\n"

@@ -10,8 +10,8 @@ import pytest
 from conftest import REPO_ROOT
 from softlearning import algorithms, policies, value_functions
 from softlearning.utils.registry import load
-from softlearning.utils.signatures import (accepted_keywords,
-                                           accepted_keywords_in_source)
+from softlearning.utils.signatures import (
+    accepted_keywords, accepted_keywords_in_source)
 
 LOCATIONS = sorted({
     location for registry in (algorithms.ALGORITHMS, policies.POLICIES,
@@ -75,7 +75,7 @@ def test_forwarding_without_a_declared_target_accepts_anything(tmp_path):
 def test_checking_a_variant_does_not_import_tensorflow():
     script = (
         "import sys\n"
-        "from softlearning.experiments.config_keys import check_config_keys\n"
+        "from softlearning.experiments.config.config_keys import check_config_keys\n"
         "spec = {'algorithm_params': {'class_name': 'SAC', 'config': "
         "{'discont': 0.9}}}\n"
         "try:\n    check_config_keys(spec)\n"

@@ -221,7 +221,7 @@ def test_experiment_runner_checkpoint_keeps_curriculum(tmp_path):
             'policy_params.config.hidden_layer_sizes': [8],
             'Q_params.config.hidden_layer_sizes': [8]})
     variant = experiment.variant_spec
-    from softlearning.experiments.trainable import build_outside_tune
+    from softlearning.experiments.trial.trainable import build_outside_tune
     runner = build_outside_tune(experiment.trainable_class, variant)
     masses = [runner.train()['curriculum']['mass'] for _ in range(2)]
     assert masses == pytest.approx([1.0, 1.1])

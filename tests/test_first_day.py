@@ -130,7 +130,7 @@ def test_a_warm_up_the_user_set_longer_than_the_run_is_refused():
 
 def test_an_examples_defaults_rank_below_debug_sizes_and_the_user():
     from softlearning.cli.run import prepare_from_command_line
-    from softlearning.experiments.presets import common
+    from softlearning.experiments.config.presets import common
     debug = prepare_from_command_line('examples.multi_goal', [], 'debug')
     config = debug.variant_spec['algorithm_params']['config']
     assert config['n_epochs'] == common.DEBUG[

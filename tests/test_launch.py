@@ -10,7 +10,7 @@ import yaml
 
 from conftest import REPO_ROOT, assert_one_line_error, run_cli
 
-CONFIGS = ['softlearning/experiments/cluster_configs/ec2.yaml', 'softlearning/experiments/cluster_configs/gce.yaml']
+CONFIGS = ['softlearning/experiments/cluster/cluster_configs/ec2.yaml', 'softlearning/experiments/cluster/cluster_configs/gce.yaml']
 EXAMPLE = ['examples.development', '--universe', 'gym', '--domain',
            'HalfCheetah', '--task', 'v5', '--num-samples', '8',
            '--upload-dir', 's3://my-bucket/softlearning']
@@ -34,8 +34,8 @@ def test_cluster_yaml_passes_rays_validation(path):
 
 
 @pytest.mark.parametrize('provider, config', [
-    ('ec2', 'softlearning/experiments/cluster_configs/ec2.yaml'),
-    ('gce', 'softlearning/experiments/cluster_configs/gce.yaml')])
+    ('ec2', 'softlearning/experiments/cluster/cluster_configs/ec2.yaml'),
+    ('gce', 'softlearning/experiments/cluster/cluster_configs/gce.yaml')])
 def test_dry_run_prints_up_run_and_shutdown(provider, config, tmp_path):
     result = run_cli(f'launch_example_{provider}', *EXAMPLE, '--dry-run',
                      '--exp-name', 'cheetah', env={'HOME': str(tmp_path)})
@@ -62,7 +62,7 @@ def test_dry_run_prints_up_run_and_shutdown(provider, config, tmp_path):
 
 def test_keep_cluster_and_job_submission(tmp_path):
     result = run_cli('launch_example_cluster', *EXAMPLE, '--config-file',
-                     'softlearning/experiments/cluster_configs/ec2.yaml', '--keep-cluster',
+                     'softlearning/experiments/cluster/cluster_configs/ec2.yaml', '--keep-cluster',
                      'True', '--submit', 'job', '--dry-run',
                      env={'HOME': str(tmp_path)})
     assert result.returncode == 0, result.stderr[-3000:]
@@ -108,7 +108,7 @@ def test_never_prompts_without_a_terminal(tmp_path):
     # The generic launcher needs no cloud library here, so it gets as far
     # as asking.
     result = run_cli('launch_example_cluster', *EXAMPLE, '--config-file',
-                     'softlearning/experiments/cluster_configs/ec2.yaml',
+                     'softlearning/experiments/cluster/cluster_configs/ec2.yaml',
                      env={'HOME': str(tmp_path)})
     assert_one_line_error(result, 'Standard input is not a terminal')
     assert '--confirm-remote False' in result.stderr

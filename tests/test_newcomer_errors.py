@@ -27,14 +27,14 @@ pytestmark = pytest.mark.slow
 
 # The first day's PointMass, and what a newcomer's environments get wrong.
 ENVIRONMENTS = USER_MODULE + textwrap.dedent('''
-    class NanAt450(PointMass):
-        """Its 450th step (the 50th of its 9th episode) observes NaN."""
+    class NanAt125(PointMass):
+        """Its 125th step (the 25th of its 3rd episode) observes NaN."""
         steps = 0
 
         def step(self, action):
             observation, *rest = super().step(action)
             self.steps += 1
-            if self.steps == 450:
+            if self.steps == 125:
                 observation[0] = np.nan
             return (observation, *rest)
 
@@ -70,7 +70,7 @@ ENVIRONMENTS = USER_MODULE + textwrap.dedent('''
             return (self._nested(state), *rest)
 
 
-    for name in ('NanAt450', 'Unbounded', 'Nested'):
+    for name in ('NanAt125', 'Unbounded', 'Nested'):
         gym.register(f'{name}-v0', entry_point=globals()[name],
                      max_episode_steps=50)
     ''')
@@ -84,7 +84,7 @@ API_RUN = textwrap.dedent('''
     import softlearning
     experiment = experiments.experiment(
         domain='newcomer_envs:Nested', task='v0', n_epochs=2,
-        epoch_length=200, seed=1, local_dir=sys.argv[1], cpus=1,
+        epoch_length=100, seed=1, local_dir=sys.argv[1], cpus=1,
         config={'policy_params.config.hidden_layer_sizes': [16, 16],
                 'Q_params.config.hidden_layer_sizes': [16, 16]})
     results = experiments.run(experiment)
@@ -109,15 +109,16 @@ def project(tmp_path_factory):
     """The user's folder, with the runs of this file made at once: a
     3-epoch run of PointMass (checkpoints every epoch), a run whose
     environment observes NaN in its third epoch, and a Python API run on
-    nested observations with stdout going to a pipe."""
+    nested observations with stdout going to a pipe. Their steps stay below
+    a batch (no update is compiled): what is tested is around training."""
     folder = tmp_path_factory.mktemp('newcomer')
     (folder / 'newcomer_envs.py').write_text(ENVIRONMENTS)
     (folder / 'api_run.py').write_text(API_RUN)
-    common = ['--task', 'v0', '--n-epochs', '3', '--epoch-length', '200',
+    common = ['--task', 'v0', '--n-epochs', '3', '--epoch-length', '50',
               '--checkpoint-frequency', '1', '--seed', '3', '--cpus', '1',
               *SMALL]
     processes = {}
-    for name, domain in (('base', 'PointMass'), ('nan', 'NanAt450')):
+    for name, domain in (('base', 'PointMass'), ('nan', 'NanAt125')):
         command, env = _cli(['run_example_local', 'examples.development',
                              '--domain', f'newcomer_envs:{domain}', *common,
                              '--local-dir', folder / name], None)
@@ -155,14 +156,14 @@ def test_a_nan_observation_stops_the_trial_once_and_keeps_its_checkpoint(
     result = project['nan']
     assert result.returncode == 1, result.stderr[-3000:]
     expected = ("returned a non-finite observation 'observations' (nan at "
-                "index 0) at step 50 of episode 8")
+                "index 0) at step 25 of episode 2")
     assert expected in result.stderr, result.stderr[-3000:]
     assert "Training's environment steps" in result.stderr
     assert 'Traceback' not in result.stderr, result.stderr[-3000:]
     (trial,) = trial_dirs(project['folder'] / 'nan')
     errors = open(os.path.join(trial, 'error.txt')).read()
     assert errors.count('Failure #') == 1, errors  # not retried
-    # Epochs 1 and 2 checkpointed; epoch 3 (steps 401-600) never ended.
+    # Epochs 1 and 2 checkpointed; epoch 3 (steps 101-150) never ended.
     checkpoints = sorted(glob.glob(os.path.join(trial, 'checkpoint_*')))
     assert [os.path.basename(path) for path in checkpoints] == [
         'checkpoint_000000', 'checkpoint_000001']
@@ -244,7 +245,7 @@ def test_a_finished_run_trains_on_to_a_larger_n_epochs(project, tmp_path):
     (trial,) = trial_dirs(experiment)
     progress = read_progress(trial)
     assert list(progress['epoch']) == [1, 2, 3, 4, 5]
-    assert list(progress['total_timestep']) == [200, 400, 600, 800, 1000]
+    assert list(progress['total_timestep']) == [50, 100, 150, 200, 250]
     assert progress['num_train_steps'].is_monotonic_increasing
     with open(os.path.join(trial, 'params.json')) as f:
         assert json.load(f)['algorithm_params']['config']['n_epochs'] == 5

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from softlearning.experiments import tune_behaviour
+from softlearning.experiments.tune import behaviour as tune_behaviour
 from softlearning.utils import non_finite
 from softlearning.utils.non_finite import NonFiniteError
 

@@ -232,7 +232,7 @@ def test_recurrent_and_pixel_checkpoints_are_refused_in_one_line(
 @pytest.mark.slow
 def test_missing_onnx_is_one_clear_error(checkpoint, tmp_path, monkeypatch):
     from softlearning.experiments import ExperimentError
-    from softlearning.experiments.simulate import export
+    from softlearning.experiments.trial.simulate import export
     monkeypatch.setitem(sys.modules, 'onnx', None)  # import onnx fails
     with pytest.raises(ExperimentError) as error:
         export(checkpoint, str(tmp_path / 'out'), format='onnx')

@@ -1,4 +1,4 @@
-"""The option schema (softlearning/experiments/option_schema.py): the one
+"""The option schema (softlearning/experiments/config/option_schema.py): the one
 definition of every option, which the command line's parser, the Python
 API's keywords, sweep files and the run modes all read."""
 
@@ -12,7 +12,8 @@ import pytest
 from conftest import REPO_ROOT
 from softlearning import experiments
 from softlearning.cli.options import get_parser
-from softlearning.experiments import option_schema, option_types
+from softlearning.experiments.config import option_schema
+from softlearning.experiments.config import option_types
 
 SOURCE_FOLDERS = ('softlearning', 'examples', 'benchmarks')
 

@@ -12,12 +12,12 @@ import sys
 
 import pytest
 
-from peer_helpers import (PEERS_SCRIPT, REPO_ROOT, SUITE, VERSIONS,
-                          plan_one, write_run, write_suite)
+from peer_helpers import (
+    PEERS_SCRIPT, REPO_ROOT, SUITE, VERSIONS, plan_one, write_run, write_suite)
 import peer_settings
 import peers
-from softlearning.experiments.benchmark import SuiteError, load_suite
-from softlearning.experiments.presets import crossq as crossq_preset
+from softlearning.experiments.benchmark.suites import SuiteError, load_suite
+from softlearning.experiments.config.presets import crossq as crossq_preset
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ def test_td3_settings_and_pendulum_learning_rates(suite, tmp_path):
 def test_settings_follow_softlearnings_presets(monkeypatch):
     """The settings are read from the presets, not copied: what a preset
     (or its per-domain override) changes, the peers follow."""
-    from softlearning.experiments.presets import sac as sac_preset
+    from softlearning.experiments.config.presets import sac as sac_preset
     before = peer_settings.preset_settings('SAC', 'gym/Pendulum/v1')
     assert (before['policy_lr'], before['batch_size']) == (1e-3, 256)
     monkeypatch.setitem(sac_preset.DOMAINS['gym/Pendulum'],

@@ -1,4 +1,4 @@
-"""softlearning/experiments/pending_trials.py without a cluster: whether a trial's bundles
+"""softlearning/experiments/tune/pending_trials.py without a cluster: whether a trial's bundles
 fit the alive nodes, the messages, how the autoscaler's status is read, and
 when the callback ends a run. (tests/test_cluster.py runs it on a real
 2-node cluster that loses a node.)"""
@@ -9,10 +9,11 @@ import pytest
 import ray
 from ray import tune
 
-from softlearning.experiments import pending_trials
+from softlearning.experiments.tune import pending_trials
 from softlearning.experiments.errors import ExperimentError
-from softlearning.experiments.pending_trials import (PendingTrials, autoscaler_may_add_nodes,
-                                     describe_nodes, describe_request, fits)
+from softlearning.experiments.tune.pending_trials import (
+    PendingTrials, autoscaler_may_add_nodes, describe_nodes, describe_request,
+    fits)
 
 TRIAL = [{'CPU': 1}, {'CPU': 0.25}, {'CPU': 0.25}]  # trainer + 2 samplers
 

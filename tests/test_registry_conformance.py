@@ -2,7 +2,7 @@
 as a trial builds it (checkpoint_helpers.tiny_variant, ExperimentRunner on
 Pendulum-v1 with 16-16 networks). Register an algorithm
 (``softlearning.algorithms.ALGORITHMS``) and its preset
-(``softlearning.experiments.presets.ALGORITHMS``) and these tests cover it:
+(``softlearning.experiments.config.presets.ALGORITHMS``) and these tests cover it:
 
 - an update returns a dict of named scalars, the columns an epoch reports;
 - K updates in one compiled call == K calls of one update each;
@@ -19,9 +19,10 @@ import pytest
 import tensorflow as tf
 
 from algorithm_helpers import as_tensors
-from checkpoint_helpers import assert_resume_is_exact, make_runner, tiny_variant
+from checkpoint_helpers import (
+    assert_resume_is_exact, make_runner, tiny_variant)
 from softlearning import algorithms
-from softlearning.experiments import presets
+from softlearning.experiments.config import presets
 
 NAMES = sorted(presets.ALGORITHMS)
 

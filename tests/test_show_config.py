@@ -7,11 +7,11 @@ import re
 import pytest
 import yaml
 
-from conftest import (TENSORFLOW_IMPORTED, assert_one_line_error, run_cli,
-                      run_clis_at_once)
+from conftest import (
+    TENSORFLOW_IMPORTED, assert_one_line_error, run_cli, run_clis_at_once)
 from softlearning import experiments
 from softlearning.cli.show_config import resolved_config
-from softlearning.experiments.provenance import described
+from softlearning.experiments.config.provenance import described
 
 SWEEP = 'examples/sweeps/pendulum_lr.json'
 

@@ -8,8 +8,9 @@ preset.)"""
 import numpy as np
 import pytest
 
-from algorithm_helpers import (as_tensors, assert_numpy_mirror_matches,
-                               assert_numpy_policy_acts_as_tensorflow)
+from algorithm_helpers import (
+    as_tensors, assert_numpy_mirror_matches,
+    assert_numpy_policy_acts_as_tensorflow)
 from softlearning.models.numpy_simbav2 import NumpySimbaV2
 from softlearning.models.simbav2 import UnitColumns, simbav2_model
 
@@ -84,7 +85,7 @@ def test_simbav2_refuses_an_mlp_only_option():
 
 def test_network_option_sets_simbav2_sizes():
     from checkpoint_helpers import variant_for
-    from softlearning.experiments.variants import SIMBAV2_SIZES
+    from softlearning.experiments.config.variants import SIMBAV2_SIZES
     variant = variant_for('--universe', 'gym', '--domain', 'Pendulum',
                           '--task', 'v1', '--network', 'simbav2')
     for name, sizes in SIMBAV2_SIZES.items():

@@ -103,8 +103,8 @@ def test_simulate_runs_without_tensorflow(checkpoint, tmp_path):
 def test_policy_weights_match_tensorflow_policy(checkpoint):
     """The numpy policy simulate acts with is the trained policy."""
     path, runner = checkpoint
-    from softlearning.experiments.policy_loading import (build_environment,
-                                                         load_numpy_policy)
+    from softlearning.experiments.trial.policy_loading import (
+        build_environment, load_numpy_policy)
     from softlearning.utils import checkpoints
     variant = checkpoints.read_variant(path)
     policy = load_numpy_policy(path, variant, build_environment(variant))

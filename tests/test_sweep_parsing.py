@@ -11,7 +11,7 @@ import pytest
 from ray import tune
 
 from conftest import REPO_ROOT, assert_one_line_error, run_cli
-from softlearning.experiments.search_spaces import to_search_space
+from softlearning.experiments.config.search_spaces import to_search_space
 
 
 def _parse(*argv):

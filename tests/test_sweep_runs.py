@@ -76,7 +76,7 @@ def test_restored_optimizer_state_keeps_the_configs_learning_rate(tmp_path):
 
 
 def _optimizers(runner):
-    from softlearning.experiments.trainable import optimizers
+    from softlearning.experiments.trial.trainable import optimizers
     return optimizers(runner.algorithm)
 
 

@@ -38,9 +38,8 @@ def test_the_budget_must_be_positive():
 
 
 def test_a_suites_budget_is_each_runs_training_seconds(tmp_path):
-    from softlearning.experiments.benchmark import (benchmark_entry,
-                                                    load_suite,
-                                                    protocol_config)
+    from softlearning.experiments.benchmark.suites import (
+        benchmark_entry, load_suite, protocol_config)
     path = tmp_path / 'per_hour.yaml'
     path.write_text(yaml.safe_dump({
         'algorithms': ['SAC'], 'environments': ['gym/Hopper/v5'],
@@ -55,7 +54,7 @@ def test_a_suites_budget_is_each_runs_training_seconds(tmp_path):
 
 
 def test_the_progress_line_counts_down_the_budget_when_it_ends_first():
-    from softlearning.experiments.console import format_progress
+    from softlearning.experiments.trial.console import format_progress
     epoch = {'epoch': 3, 'total_timestep': 15000, 'timesteps_per_second': 100,
              'training_seconds': 1500.0, 'evaluation': {}, 'training': {}}
     # 985,000 steps at 100/s would take 2:44:10; the budget ends in 5 min.
@@ -67,7 +66,7 @@ def test_the_progress_line_counts_down_the_budget_when_it_ends_first():
 
 
 def test_the_progress_line_gives_no_estimate_during_the_warm_up():
-    from softlearning.experiments.console import format_progress
+    from softlearning.experiments.trial.console import format_progress
     epoch = {'epoch': 1, 'evaluation': {}, 'training': {}}
     # A warm-up epoch's pace (no updates) would promise 0:07:02 for all
     # 1,000,000 steps: no estimate until training has begun.

@@ -158,7 +158,7 @@ def plain(value):
 
 
 def experiment_dump(experiment):
-    from softlearning.experiments.resources import trial_resources
+    from softlearning.experiments.cluster.resources import trial_resources
     options = dict(vars(experiment.options))
     resources = (trial_resources(experiment.options, experiment.variant_spec)
                  if experiment.mode != 'debug' else None)

@@ -29,7 +29,7 @@ class PlotError(Exception):
 def load_checkpoint(checkpoint_path):
     """(checkpoint folder, variant, evaluation environment), as
     ``softlearning simulate`` loads them."""
-    from softlearning.experiments import policy_loading
+    from softlearning.experiments.trial import policy_loading
     from softlearning.experiments.errors import ExperimentError
     try:
         checkpoint_dir, variant = policy_loading.load_checkpoint_variant(
@@ -45,7 +45,7 @@ def load_policy_and_Q(checkpoint_dir, variant, environment, seed=0):
     (seeded), and its first Q-function as a function (observations,
     actions) -> (N,) in numpy (read with TensorFlow)."""
     from softlearning import value_functions
-    from softlearning.experiments.policy_loading import load_numpy_policy
+    from softlearning.experiments.trial.policy_loading import load_numpy_policy
     from softlearning.utils.tensorflow_logging import import_tensorflow
     tf = import_tensorflow()
     policy = load_numpy_policy(checkpoint_dir, variant, environment,
@@ -143,8 +143,7 @@ def Q_contour_grids(Q_values, observations, n_states, size=41):
 def plot_policy(args):
     # This process reads the Q-function with TensorFlow, so it must load no
     # OpenGL library (see softlearning/environments/rendering.py).
-    from softlearning.environments.rendering import (
-        keep_opengl_out_of_learner)
+    from softlearning.environments.rendering import keep_opengl_out_of_learner
     keep_opengl_out_of_learner()
     checkpoint_dir, variant, environment = load_checkpoint(
         args.checkpoint_path)

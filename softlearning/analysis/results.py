@@ -15,7 +15,7 @@ import os
 
 import pandas as pd
 
-from softlearning.experiments.tune_state import tune_statuses
+from softlearning.experiments.tune.state import tune_statuses
 
 PARAMS_FILE = 'params.json'
 PROGRESS_FILE = 'progress.csv'

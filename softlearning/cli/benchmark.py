@@ -1,9 +1,9 @@
 """``softlearning benchmark SUITE_FILE``: a benchmark suite as one Tune
-experiment (softlearning/experiments/benchmark.py), resumed by running the
+experiment (softlearning/experiments/benchmark/), resumed by running the
 same command again."""
 
 
-from softlearning.experiments.options_of_the_run import VERBOSE_HELP
+from softlearning.experiments.config.options_of_the_run import VERBOSE_HELP
 
 from .options import ArgumentParser, positive_int, report_errors
 
@@ -66,11 +66,12 @@ def get_parser():
 
 
 def run(argv=None):
-    from softlearning.experiments import benchmark, tune_runner
-    from softlearning.experiments.suite_part import part_of_suite
+    from softlearning.experiments.benchmark import suite_experiment, suites
+    from softlearning.experiments.benchmark.suite_part import part_of_suite
+    from softlearning.experiments.tune import runner as tune_runner
     parser = get_parser()
     args = parser.parse_args(argv)
-    suite = part_of_suite(benchmark.load_suite(args.suite, name=args.name),
+    suite = part_of_suite(suites.load_suite(args.suite, name=args.name),
                           args.algorithms, args.environments, args.seeds)
     given = {name: value for name, value in (
         ('local_dir', args.local_dir), ('address', args.address),
@@ -78,18 +79,18 @@ def run(argv=None):
         ('max_concurrent_trials', args.max_concurrent_trials))
         if value is not None}
     mode = 'cluster' if args.address else 'local'
-    experiment = benchmark.prepare_suite(suite, mode, **given)
+    experiment = suite_experiment.prepare_suite(suite, mode, **given)
     experiment.restart_errored = args.restart_errored
-    print(benchmark.describe(suite, experiment), flush=True)
+    print(suite_experiment.describe(suite, experiment), flush=True)
     if args.dry_run:
         return 0
-    benchmark.write_suite_copy(suite, experiment)
+    suite_experiment.write_suite_copy(suite, experiment)
     runner = (tune_runner.run_on_cluster if mode == 'cluster'
               else tune_runner.run_local)
     code = tune_runner.report(runner(experiment),
                               resume='run the same command again')
     print(f"\nReport: softlearning report "
-          f"{benchmark.results_folder(experiment)}")
+          f"{suite_experiment.results_folder(experiment)}")
     return code
 
 

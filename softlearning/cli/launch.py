@@ -1,10 +1,10 @@
 """``softlearning launch_example_{gce,ec2,cluster} EXAMPLE``: the launcher's
 options; the example's options are checked as run_example_cluster's (see
-softlearning/experiments/launch.py for what a launch does)."""
+softlearning/experiments/cluster/launch.py for what a launch does)."""
 
 import os
 
-from softlearning.experiments.launch import PROVIDERS, launch
+from softlearning.experiments.cluster.launch import PROVIDERS, launch
 
 from .options import ArgumentParser, str2bool
 

@@ -78,7 +78,7 @@ def version():
 
 
 def get_parser():
-    from softlearning.experiments.presets import ALGORITHMS
+    from softlearning.experiments.config.presets import ALGORITHMS
 
     from .options import ArgumentParser
     parser = ArgumentParser(

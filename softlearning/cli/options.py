@@ -1,13 +1,14 @@
 """The options of an experiment (``softlearning run_example_* EXAMPLE``) as
 an argparse parser, generated from the experiments' option schema
-(softlearning/experiments/option_schema.py), and the argparse helpers the
-commands share. What an option means is the experiments API's."""
+(softlearning/experiments/config/option_schema.py), and the argparse
+helpers the commands share. What an option means is the experiments API's."""
 
 import argparse
 import functools
 import sys
 
-from softlearning.experiments import option_schema, option_types
+from softlearning.experiments.config import option_schema
+from softlearning.experiments.config import option_types
 from softlearning.experiments.errors import ExperimentError
 from softlearning.utils.non_finite import NonFiniteError
 

@@ -3,7 +3,8 @@ example's options from the command line, onto the experiments API."""
 
 import argparse
 
-from softlearning.experiments import load_definition, option_schema, prepare
+from softlearning.experiments import load_definition, prepare
+from softlearning.experiments.config import option_schema
 
 from .options import get_parser
 
@@ -50,7 +51,7 @@ def prepare_from_command_line(example_module_name, argv, mode,
 
 def run_example_local(example_module_name, argv=None):
     """The example as a Tune experiment on a Ray instance started here."""
-    from softlearning.experiments import tune_runner
+    from softlearning.experiments.tune import runner as tune_runner
     experiment = prepare_from_command_line(example_module_name, argv,
                                            'local')
     return tune_runner.report(tune_runner.run_local(experiment))
@@ -58,7 +59,7 @@ def run_example_local(example_module_name, argv=None):
 
 def run_example_cluster(example_module_name, argv=None):
     """The example as a Tune experiment on a running Ray cluster."""
-    from softlearning.experiments import tune_runner
+    from softlearning.experiments.tune import runner as tune_runner
     experiment = prepare_from_command_line(example_module_name, argv,
                                            'cluster')
     return tune_runner.report(tune_runner.run_on_cluster(experiment))

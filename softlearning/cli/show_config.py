@@ -1,13 +1,14 @@
 """``softlearning show-config EXAMPLE [options]``: the variant an experiment
 resolves to, as YAML, each value annotated with where it came from
-(softlearning/experiments/provenance.py). The options are checked as
+(softlearning/experiments/config/provenance.py). The options are checked as
 run_example_* checks them (the same one-line errors); nothing runs: Ray
 does not start and TensorFlow is not imported."""
 
 import argparse
 
 from softlearning.experiments import RUNS, prepare
-from softlearning.experiments.provenance import Provenance, annotated_yaml
+from softlearning.experiments.config.provenance import (
+    Provenance, annotated_yaml)
 
 from .options import one_line_error
 from .run import parse_command_line

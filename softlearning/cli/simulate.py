@@ -11,8 +11,8 @@ the checkpoint.
 
 import sys
 
-from .options import (ArgumentParser, json_dict, positive_int,
-                      report_errors, str2bool)
+from .options import (
+    ArgumentParser, json_dict, positive_int, report_errors, str2bool)
 
 
 def get_parser():
@@ -42,7 +42,7 @@ def get_parser():
 
 def main(argv=None):
     args = get_parser().parse_args(argv)
-    from softlearning.experiments.simulate import simulate
+    from softlearning.experiments.trial.simulate import simulate
     return report_errors(
         simulate, args.checkpoint_path, max_path_length=args.max_path_length,
         num_rollouts=args.num_rollouts, render_kwargs=args.render_kwargs,
@@ -66,7 +66,7 @@ def export_main(argv=None):
              "(needs pip install 'softlearning[onnx]'). Feedforward "
              'state-based policies only.')
     args = parser.parse_args(argv)
-    from softlearning.experiments.simulate import export
+    from softlearning.experiments.trial.simulate import export
     return report_errors(export, args.checkpoint_path, args.output_dir,
                          format=args.format)
 

@@ -16,9 +16,10 @@
 ExperimentError before Ray or TensorFlow start.
 """
 
-from .errors import ExperimentError
-from .policy_loading import load_trained_policy
-from .prepare import Experiment, load_definition, prepare
+from softlearning.experiments.errors import ExperimentError
+from softlearning.experiments.trial.policy_loading import load_trained_policy
+from softlearning.experiments.tune.prepare import (
+    Experiment, load_definition, prepare)
 
 RUNS = ('local', 'cluster', 'debug')
 
@@ -31,7 +32,7 @@ def options(definition=None, **given):
     ExperimentError."""
     # (Here: the schema's tables import Tune's names, which importing
     # softlearning.experiments need not.)
-    from . import option_schema
+    from softlearning.experiments.config import option_schema
     definition = _definition(definition)
     sweep_options, sweep_config = option_schema.sweep_file(
         given.get('sweep'))
@@ -63,7 +64,7 @@ def variant_spec(definition=None, **given):
 def run(experiment):
     """Runs a 'local' or 'cluster' Experiment with Tune. Returns Tune's
     ResultGrid (``.experiment_path``: where its results are)."""
-    from . import tune_runner
+    from softlearning.experiments.tune import runner as tune_runner
     if experiment.mode == 'debug':
         raise ExperimentError(
             "run() runs Tune experiments; a 'debug' experiment runs with "
@@ -76,13 +77,15 @@ def run(experiment):
 def run_in_process(experiment):
     """Runs the Experiment's one trial in this process, without Tune.
     Returns its trial folder."""
-    from .debug_runner import run_in_process as run_trial
+    from softlearning.experiments.trial.debug_runner import (
+        run_in_process as run_trial)
     return run_trial(experiment)
 
 
 def sample_variant(variant_spec):
     """One variant drawn from a spec, as a trial would get it."""
-    from .debug_runner import sample_variant as sample
+    from softlearning.experiments.trial.debug_runner import (
+        sample_variant as sample)
     return sample(variant_spec)
 
 

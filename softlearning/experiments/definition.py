@@ -3,7 +3,7 @@ overrides, variants.py) and its trainable; its options are the schema's
 (option_schema.py). ``softlearning run_example_local examples.development``
 runs it; see prepare.py for what a definition provides."""
 
-from .variants import get_variant_spec
+from softlearning.experiments.config.variants import get_variant_spec
 
 
 def prepare_args(options):
@@ -16,7 +16,7 @@ def prepare_args(options):
 
 
 def get_trainable_class(options=None):
-    from .trainable import ExperimentRunner
+    from softlearning.experiments.trial.trainable import ExperimentRunner
     return ExperimentRunner
 
 

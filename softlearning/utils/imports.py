@@ -3,7 +3,8 @@ definitions) in every process that needs them, not only the one started in
 the user's folder: ``simulate``, ``export`` and sampler actors import a
 module from the folder recorded when training started, and the
 repository's own ``examples.*`` import from the checkout softlearning is
-installed from, whatever the working directory."""
+installed from, whatever the working directory. ``LazyModule`` imports a
+heavy module on first use."""
 
 import importlib
 import os
@@ -56,3 +57,17 @@ def import_root(name):
     if os.path.basename(location) == '__init__.py':
         folder = os.path.dirname(folder)
     return folder
+
+
+class LazyModule:
+    """A module imported on its first attribute access: for a module whose
+    import is heavy (Tune's), named where it is used but needed only on
+    some paths (a bad input never reaches them)."""
+
+    def __init__(self, name):
+        self._name, self._module = name, None
+
+    def __getattr__(self, attribute):
+        if self._module is None:
+            self._module = importlib.import_module(self._name)
+        return getattr(self._module, attribute)

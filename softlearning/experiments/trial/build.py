@@ -1,0 +1,79 @@
+"""Every component of a trial, built from its variant: environments, the
+pixel encoder, policies, Q-functions, replay pool, sampler, curriculum and
+the algorithm that trains them. Each comes from its family's registry
+(``{'class_name', 'config'}``); what one component needs of another is
+passed here, and only here."""
+
+import dataclasses
+from typing import Any, Optional
+
+
+@dataclasses.dataclass
+class Components:
+    training_environment: Any
+    evaluation_environment: Optional[Any]
+    policy: Any
+    initial_exploration_policy: Any
+    Qs: tuple
+    pool: Any
+    sampler: Any
+    curriculum: Optional[Any]
+    algorithm: Any
+
+
+def build_components(variant, seed):
+    """The components of ``variant``, seeded from ``seed``."""
+    from softlearning import (
+        algorithms, curriculum, environments, policies, replay_pools, samplers,
+        value_functions)
+    from softlearning.environments.rendering import renders_observations
+    from softlearning.models.conv_encoder import get_encoder
+
+    environment_params = variant['environment_params']
+    training_environment = environments.get_environment_from_params(
+        environment_params['training'])
+    evaluation_environment = (
+        environments.get_environment_from_params(
+            environment_params['evaluation'])
+        if environment_params.get('evaluation') else None)
+    if evaluation_environment is not None and not renders_observations(
+            environment_params['evaluation']):
+        # Seeded once, so evaluation episodes are reproducible (and their
+        # RNG state can be checkpointed). Environments that render run their
+        # evaluation episodes on the sampler actors instead.
+        evaluation_environment.reset(seed=seed + 2)
+
+    # Pixel agents: one convolutional encoder, trained by the Q-functions
+    # and read by the policy (models/conv_encoder.py).
+    encoder = get_encoder(variant.get('encoder_params'),
+                          training_environment.observation_shapes)
+    policy = policies.get(variant['policy_params'], training_environment,
+                          seed=seed, encoder=encoder)
+    initial_exploration_policy = policies.get(
+        variant['exploration_policy_params'], training_environment,
+        seed=seed + 1)
+    Qs = value_functions.get(variant['Q_params'], training_environment,
+                             encoder=encoder)
+    pool = replay_pools.get(variant['replay_pool_params'],
+                            training_environment, seed=seed)
+    sampler = samplers.get_from_variant(variant, seed=seed)
+    sampler.initialize(training_environment, policy, pool)
+    # The environment-parameter curriculum runs at the start of every epoch
+    # (= iteration) and pushes its values to the samplers.
+    schedule = (curriculum.get(variant['curriculum'], sampler,
+                               evaluation_environment)
+                if variant.get('curriculum') else None)
+    algorithm = algorithms.get(
+        variant['algorithm_params'],
+        training_environment=training_environment,
+        evaluation_environment=evaluation_environment,
+        policy=policy,
+        initial_exploration_policy=initial_exploration_policy,
+        Qs=Qs,
+        pool=pool,
+        sampler=sampler,
+        iteration_callbacks=[schedule] if schedule else [],
+        seed=seed)
+    return Components(training_environment, evaluation_environment, policy,
+                      initial_exploration_policy, Qs, pool, sampler,
+                      schedule, algorithm)
