@@ -38,3 +38,32 @@ def test_the_top_level_holds_the_public_api_only():
     for package in ORDER:
         with open(os.path.join(EXPERIMENTS, package, '__init__.py')) as f:
             assert 'May import' in f.read(), package  # its rule, written
+
+
+def test_what_softlearning_1_0_pickled_unpickles():
+    """Tune pickles an experiment's trainable, callbacks and a suite's
+    sample_from functions by module path: an experiment started with 1.0
+    resumes only where 1.0's paths still import."""
+    import pickle
+
+    from softlearning.experiments.benchmark.suite_experiment import (
+        merge_cells)
+    from softlearning.experiments.trial.console import EpochConsole
+    from softlearning.experiments.trial.trainable import ExperimentRunner
+
+    def as_1_0(obj, new, old):
+        return pickle.dumps(obj, protocol=0).replace(new.encode(),
+                                                     old.encode())
+
+    assert pickle.loads(as_1_0(
+        ExperimentRunner, 'softlearning.experiments.trial.trainable',
+        'softlearning.experiments.trainable')) is ExperimentRunner
+    assert pickle.loads(as_1_0(
+        EpochConsole, 'softlearning.experiments.trial.console',
+        'softlearning.experiments.console')) is EpochConsole
+    assert pickle.loads(as_1_0(
+        merge_cells, 'softlearning.experiments.benchmark.suite_experiment',
+        'softlearning.experiments.benchmark')) is merge_cells
+    import softlearning.experiments.presets.sac as old_preset
+    from softlearning.experiments.config.presets import sac
+    assert old_preset is sac

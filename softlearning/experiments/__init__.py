@@ -16,12 +16,63 @@
 ExperimentError before Ray or TensorFlow start.
 """
 
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
 from softlearning.experiments.errors import ExperimentError
 from softlearning.experiments.trial.policy_loading import load_trained_policy
 from softlearning.experiments.tune.prepare import (
     Experiment, load_definition, prepare)
 
 RUNS = ('local', 'cluster', 'debug')
+
+
+# The module paths of softlearning 1.0, before the rooms: Tune pickles an
+# experiment's trainable, callbacks and sample_from functions by module path
+# (tuner.pkl, its state files), so an experiment started with 1.0 resumes
+# only where those paths still import.
+MOVED_IN_1_1 = {
+    'trainable': 'trial.trainable', 'build': 'trial.build',
+    'console': 'trial.console', 'debug_runner': 'trial.debug_runner',
+    'policy_loading': 'trial.policy_loading', 'simulate': 'trial.simulate',
+    'variants': 'config.variants', 'presets': 'config.presets',
+    'provenance': 'config.provenance', 'config_keys': 'config.config_keys',
+    'search_spaces': 'config.search_spaces',
+    'value_types': 'config.value_types', 'option_types': 'config.option_types',
+    'option_schema': 'config.option_schema',
+    'options_of_the_run': 'config.options_of_the_run',
+    'options_of_the_variant': 'config.options_of_the_variant',
+    'resources': 'cluster.resources', 'launch': 'cluster.launch',
+    'tune_runner': 'tune.runner', 'tune_behaviour': 'tune.behaviour',
+    'tune_state': 'tune.state', 'sweeps': 'tune.sweeps',
+    'optuna_search': 'tune.optuna_search',
+    'pending_trials': 'tune.pending_trials', 'tracking': 'tune.tracking',
+    'suite_part': 'benchmark.suite_part',
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports a 1.0 module path (``softlearning.experiments.trainable``,
+    ``...presets.sac``) as the module it became."""
+
+    def find_spec(self, name, path=None, target=None):
+        head, _, rest = name[len(__name__) + 1:].partition('.')
+        if name.startswith(__name__ + '.') and head in MOVED_IN_1_1:
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        head, _, rest = spec.name[len(__name__) + 1:].partition('.')
+        new = f'{__name__}.{MOVED_IN_1_1[head]}' + (f'.{rest}' if rest else '')
+        return importlib.import_module(new)
+
+    def exec_module(self, module):
+        pass  # (the module it became is imported already)
+
+
+sys.meta_path.append(_MovedModules())
 
 
 def options(definition=None, **given):
