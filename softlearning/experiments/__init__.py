@@ -33,7 +33,7 @@ RUNS = ('local', 'cluster', 'debug')
 # experiment's trainable, callbacks and sample_from functions by module path
 # (tuner.pkl, its state files), so an experiment started with 1.0 resumes
 # only where those paths still import.
-MOVED_IN_1_1 = {
+MOVED_SINCE_1_0 = {
     'trainable': 'trial.trainable', 'build': 'trial.build',
     'console': 'trial.console', 'debug_runner': 'trial.debug_runner',
     'policy_loading': 'trial.policy_loading', 'simulate': 'trial.simulate',
@@ -53,20 +53,25 @@ MOVED_IN_1_1 = {
 }
 
 
+def _moved(name):
+    """The module a 1.0 module path (``softlearning.experiments.trainable``,
+    ``...presets.sac``) became, or None."""
+    head, _, rest = name[len(__name__) + 1:].partition('.')
+    if not name.startswith(__name__ + '.') or head not in MOVED_SINCE_1_0:
+        return None
+    return f'{__name__}.{MOVED_SINCE_1_0[head]}' + (f'.{rest}' if rest else '')
+
+
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a 1.0 module path (``softlearning.experiments.trainable``,
-    ``...presets.sac``) as the module it became."""
+    """Imports a 1.0 module path as the module it became."""
 
     def find_spec(self, name, path=None, target=None):
-        head, _, rest = name[len(__name__) + 1:].partition('.')
-        if name.startswith(__name__ + '.') and head in MOVED_IN_1_1:
-            return importlib.util.spec_from_loader(name, self)
-        return None
+        if _moved(name) is None:
+            return None
+        return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):
-        head, _, rest = spec.name[len(__name__) + 1:].partition('.')
-        new = f'{__name__}.{MOVED_IN_1_1[head]}' + (f'.{rest}' if rest else '')
-        return importlib.import_module(new)
+        return importlib.import_module(_moved(spec.name))
 
     def exec_module(self, module):
         pass  # (the module it became is imported already)
