@@ -174,9 +174,15 @@ def test_a_nan_observation_stops_the_trial_once_and_keeps_its_checkpoint(
 
 
 def test_the_kept_checkpoint_acts(project):
+    import warnings
+
     import softlearning
     (trial,) = trial_dirs(project['folder'] / 'nan')
-    agent = softlearning.load(trial)
+    with warnings.catch_warnings():
+        # (The first day's tests may have registered PointMass-v0 in this
+        # process already: the module registers it again.)
+        warnings.filterwarnings('ignore', 'Overriding environment')
+        agent = softlearning.load(trial)
     action, _ = agent.predict(np.array([0.5, -0.1], np.float32))
     assert np.isfinite(action).all()
 
