@@ -47,8 +47,7 @@ def check_step(environment, action, observation, reward, when):
     if not math.isfinite(reward):
         raise NonFiniteError(
             f"The environment {_name(environment)} returned a non-finite "
-            f"reward ({reward}) "
-            f"{when}. {HINT}")
+            f"reward ({reward}) {when}. {HINT}")
 
 
 def check_observation(environment, observation, when):
@@ -57,8 +56,7 @@ def check_observation(environment, observation, when):
         if problem is not None:
             raise NonFiniteError(
                 f"The environment {_name(environment)} returned a non-finite "
-                f"observation "
-                f"'{key}' ({problem}) {when}. {HINT}")
+                f"observation '{key}' ({problem}) {when}. {HINT}")
 
 
 def check_losses(diagnostics, when):
