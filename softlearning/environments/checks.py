@@ -11,6 +11,8 @@ process that checks them imports TensorFlow, and may not render
 import inspect
 import re
 
+from softlearning.utils.one_line import first_line
+
 from .rendering import renders_observations
 
 UNEXPECTED_KEYWORD = re.compile(r"unexpected keyword argument '([^']+)'")
@@ -86,8 +88,7 @@ def check_environment_params(environment_params):
             + (f"; valid: {', '.join(valid)}" if valid else '')
             + '.') from None
     except ValueError as error:  # the adapters' own: one line
-        raise ValueError((str(error).strip().splitlines() or [""])[0]) \
-            from None
+        raise ValueError(first_line(error)) from None
     except Exception as error:  # the user's environment may raise anything
         raise _cannot_build(environment_params, error) from None
     environment.close()
@@ -105,9 +106,8 @@ def check_environments(environment_params, skip=lambda params: False):
 
 
 def _cannot_build(environment_params, error):
-    lines = str(error).strip().splitlines()
     kwargs = environment_params.get('kwargs') or {}
     return ValueError(
         f"Cannot build {_description(environment_params)}"
         + (f" with kwargs {kwargs}" if kwargs else '')
-        + f": {type(error).__name__}: {lines[0] if lines else ''}")
+        + f": {type(error).__name__}: {first_line(error)}")

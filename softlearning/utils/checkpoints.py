@@ -167,6 +167,13 @@ def read_manifest(checkpoint_dir):
     return manifest
 
 
+def manifest_epoch(checkpoint_dir):
+    """The epoch a complete checkpoint was saved at (0 if it does not say),
+    read without checking its files again."""
+    with open(os.path.join(checkpoint_dir, MANIFEST_FILE)) as f:
+        return int(json.load(f).get('epoch') or 0)
+
+
 def read_variant(checkpoint_dir):
     with open(os.path.join(checkpoint_dir, VARIANT_FILE)) as f:
         return json.load(f)

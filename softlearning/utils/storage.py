@@ -11,6 +11,8 @@ import re
 import urllib.parse
 import uuid
 
+from softlearning.utils.one_line import first_line
+
 
 def is_uri(path):
     return '://' in str(path)
@@ -73,7 +75,7 @@ def check_writable(path):
         fs, fs_path = filesystem(path)
     except Exception as error:  # pyarrow's ArrowInvalid: an unknown scheme
         raise OSError(
-            f"cannot write to '{path}': {_first_line(error)} (results go to a "
+            f"cannot write to '{path}': {first_line(error)} (results go to a "
             "folder, or a URI of s3://, gs:// or hdfs://)") from None
     probe = f"{fs_path.rstrip('/')}/.softlearning-write-test-{uuid.uuid4().hex}"
     try:
@@ -83,8 +85,5 @@ def check_writable(path):
         fs.delete_file(probe)
     except Exception as error:  # pyarrow raises OSError or its own errors
         raise OSError(
-            f"cannot write to '{path}': {_first_line(error)}") from None
+            f"cannot write to '{path}': {first_line(error)}") from None
 
-
-def _first_line(error):
-    return (str(error).strip().splitlines() or [''])[0]

@@ -41,7 +41,7 @@ import functools
 import json
 import os
 
-from softlearning.utils.yaml_errors import yaml_problem
+from softlearning.utils.one_line import yaml_problem
 
 from softlearning.experiments.errors import ExperimentError
 

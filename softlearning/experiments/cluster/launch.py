@@ -29,7 +29,7 @@ import shlex
 import subprocess
 import sys
 
-from softlearning.utils.yaml_errors import yaml_problem
+from softlearning.utils.one_line import first_line, yaml_problem
 
 from softlearning.experiments.errors import ExperimentError
 
@@ -138,9 +138,8 @@ def load_cluster_config(path, cluster_name, token_path, project_source):
         with contextlib.redirect_stdout(io.StringIO()):
             ray_compat.prepared_cluster_config(dict(config))
     except Exception as error:  # jsonschema / ValueError from Ray
-        first_line = str(error).strip().splitlines()[0]
         raise LaunchError(f"--config-file '{path}' is not a valid Ray "
-                          f"autoscaler config: {first_line}") from None
+                          f"autoscaler config: {first_line(error)}") from None
     finally:
         logging.disable(logging.NOTSET)
     return config

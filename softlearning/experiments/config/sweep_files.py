@@ -14,7 +14,7 @@ Options given on the command line win over the file's.
 import json
 import os
 
-from softlearning.utils.yaml_errors import yaml_problem
+from softlearning.utils.one_line import yaml_problem
 
 from softlearning.experiments.config.option_types import (
     NUMBER_TYPES, OptionValueError)

@@ -20,6 +20,7 @@ import types
 from typing import Optional
 
 from softlearning.utils import imports, storage
+from softlearning.utils.one_line import first_line
 
 from softlearning.experiments.cluster import resources
 from softlearning.experiments.tune import tracking
@@ -234,7 +235,7 @@ def _check_restore(options, variant_spec):
     except Exception as error:  # pyarrow: an unknown scheme, no access
         raise ExperimentError(
             f"--restore {restore}: cannot read it: "
-            f"{(str(error).strip().splitlines() or [''])[0]}") from None
+            f"{first_line(error)}") from None
     if is_experiment:
         if not storage.is_uri(path) and not os.access(path, os.W_OK):
             raise ExperimentError(
@@ -256,11 +257,6 @@ def _check_restore(options, variant_spec):
     return None
 
 
-def _epoch_of(checkpoint_dir):
-    from softlearning.utils import checkpoints
-    return int(checkpoints.read_manifest(checkpoint_dir).get('epoch') or 0)
-
-
 def _check_epochs_after_restore(experiment, n_epochs_given):
     """A run that starts from checkpoints must have epochs left to train:
     ``n_epochs`` counts from the first epoch, so it must be above the
@@ -277,7 +273,7 @@ def _check_epochs_after_restore(experiment, n_epochs_given):
         restore = experiment.variant_spec['run_params'].get('restore')
         if restore is None:
             return None
-        reached = _epoch_of(restore)
+        reached = checkpoints.manifest_epoch(restore)
         if n_epochs <= reached:
             raise ExperimentError(
                 f"--restore {experiment.options.restore}: its checkpoint is "
@@ -289,7 +285,7 @@ def _check_epochs_after_restore(experiment, n_epochs_given):
         return None
     if storage.is_uri(folder):
         return n_epochs  # (the trials check it: their checkpoints are there)
-    reached = {os.path.basename(trial): _epoch_of(
+    reached = {os.path.basename(trial): checkpoints.manifest_epoch(
                    checkpoints.checkpoint_dirs(trial)[-1])
                for trial in checkpoints.trial_dirs_with_checkpoints(folder)}
     if reached and n_epochs <= max(reached.values()):
