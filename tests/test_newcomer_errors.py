@@ -181,7 +181,7 @@ def test_the_kept_checkpoint_acts(project):
     with warnings.catch_warnings():
         # (The first day's tests may have registered PointMass-v0 in this
         # process already: the module registers it again.)
-        warnings.filterwarnings('ignore', 'Overriding environment')
+        warnings.filterwarnings('ignore', '.*Overriding environment')
         agent = softlearning.load(trial)
     action, _ = agent.predict(np.array([0.5, -0.1], np.float32))
     assert np.isfinite(action).all()
