@@ -1,13 +1,17 @@
 """softlearning.experiments in rooms by job: each sub-package imports only
 the ones below it (config, trial, cluster, tune, benchmark, in that order),
-and the top level holds the public API only."""
+and the top level holds the public API only. And the package's modules stay
+small enough to read whole."""
 
 import os
 import re
 
 from conftest import REPO_ROOT
 
-EXPERIMENTS = os.path.join(REPO_ROOT, 'softlearning', 'experiments')
+PACKAGE = os.path.join(REPO_ROOT, 'softlearning')
+EXPERIMENTS = os.path.join(PACKAGE, 'experiments')
+# The most lines a module of the package may have: one job per module.
+MAX_MODULE_LINES = 450
 ORDER = ('config', 'trial', 'cluster', 'tune', 'benchmark')
 IMPORT = re.compile(
     r'^\s*(?:from|import)\s+softlearning\.experiments\.(\w+)')
@@ -30,6 +34,18 @@ def test_sub_packages_import_only_the_ones_below_them():
                                 f'{os.path.relpath(path, REPO_ROOT)}:'
                                 f'{number}: {line.strip()}')
     assert not upward, '\n'.join(upward)
+
+
+def test_no_module_is_over_450_lines():
+    long = []
+    for folder, _, names in os.walk(PACKAGE):
+        for name in (n for n in names if n.endswith('.py')):
+            path = os.path.join(folder, name)
+            with open(path) as f:
+                lines = sum(1 for _ in f)
+            if lines > MAX_MODULE_LINES:
+                long.append(f'{os.path.relpath(path, REPO_ROOT)}: {lines}')
+    assert not long, '\n'.join(long)
 
 
 def test_the_top_level_holds_the_public_api_only():

@@ -38,7 +38,7 @@ def test_target_is_the_minimum_over_the_subset():
     algorithm, policy, pool = redq()
     batch = as_tensors(pool.random_batch(8))
     alpha, seed = 0.2, tf.constant([4, 5], tf.int32)
-    targets = algorithm._Q_targets_for(batch, alpha, seed).numpy()
+    targets = algorithm._y_for(batch, alpha, seed).numpy()
     next_actions, next_log_pis = policy.actions_and_log_probs(
         batch['next_observations'], seed=seed)
     subset = algorithm.target_subset(seed).numpy()

@@ -3,6 +3,7 @@ import pytest
 import tensorflow as tf
 
 from algorithm_helpers import as_tensors, fill_pool, make_algorithm
+from softlearning.algorithms.target_networks import update_targets
 
 
 def make_sac(seed=0, pool_size=2000, **config):
@@ -25,7 +26,7 @@ def test_targets_start_as_copies_and_follow_polyak_arithmetic():
     for Q_target in sac.Q_targets:
         Q_target.set_weights([np.full_like(w, 1.0)
                               for w in Q_target.get_weights()])
-    sac._update_targets(0.25)  # 0.25 * 2 + 0.75 * 1
+    update_targets(sac._target_variable_pairs, 0.25)  # 0.25 * 2 + 0.75 * 1
     for Q_target in sac.Q_targets:
         for w in Q_target.get_weights():
             np.testing.assert_allclose(w, 1.25, rtol=1e-6)
@@ -39,7 +40,7 @@ def test_terminals_stop_bootstrapping_truncations_do_not():
     batch['terminals'][:] = 0.0
     batch['terminals'][:4] = 1.0
     alpha, seed = tf.constant(0.5), tf.constant([7, 8], dtype=tf.int32)
-    targets = sac._Q_targets_for(as_tensors(batch), alpha, seed).numpy()
+    targets = sac._y_for(as_tensors(batch), alpha, seed).numpy()
 
     # Reference: the same next actions (same seed), computed by hand.
     next_actions, next_log_pis = policy.actions_and_log_probs(

@@ -61,7 +61,7 @@ def test_every_network_normalizes_with_the_same_statistics():
     batch = pool.random_batch(32)
     algorithm._fused_updates(as_tensors(
         tf.nest.map_structure(lambda x: x[None], batch)))
-    layers = algorithm._running_normalizations
+    layers = algorithm.observation_statistics.layers
     assert len(layers) == 1 + 2 + 2  # policy, two critics, two targets
     observations = batch['observations']['observations']
     for layer in layers:
@@ -73,8 +73,8 @@ def test_every_network_normalizes_with_the_same_statistics():
 def test_td3_target_policy_normalizes_alike():
     algorithm, _, pool = filled_algorithm('TD3', **SIMBA_SETTINGS)
     algorithm._fused_updates(as_tensors(pool.random_batches(2, 32)))
-    counts = {float(layer.count) for layer in algorithm._running_normalizations}
-    assert len(algorithm._running_normalizations) == 6 and counts == {64.0}
+    counts = {float(layer.count) for layer in algorithm.observation_statistics.layers}
+    assert len(algorithm.observation_statistics.layers) == 6 and counts == {64.0}
 
 
 def test_numpy_policy_acts_as_the_tensorflow_policy():

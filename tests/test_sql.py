@@ -192,7 +192,7 @@ def test_soft_Q_targets_bootstrap_soft_values_except_at_terminals():
     batch['terminals'][:] = 0.0
     batch['terminals'][:4] = 1.0
     seed = tf.constant([7, 8], dtype=tf.int32)
-    targets, values = sql._Q_targets_for(as_tensors(batch), seed)
+    targets, values = sql._y_for(as_tensors(batch), seed)
 
     # Reference: the same uniform actions (same seed), the twin target
     # Q-functions' minimum, and the importance-sampled soft value by hand.

@@ -60,7 +60,7 @@ def test_td3_targets_take_the_min_of_twin_targets_and_stop_at_terminals():
     batch['terminals'][:] = 0.0
     batch['terminals'][:4] = 1.0
     seed = tf.constant([7, 8], tf.int32)
-    targets = td3._Q_targets_for(as_tensors(batch), seed).numpy()
+    targets = td3._y_for(as_tensors(batch), seed).numpy()
     next_actions = td3._smoothed_target_actions(
         as_tensors(batch)['next_observations'], seed)
     next_Q = np.minimum(*[Q(batch['next_observations'], next_actions).numpy()

@@ -69,7 +69,7 @@ def test_target_keeps_the_smallest_atoms_of_all_target_critics():
     algorithm, policy, pool = tqc()
     batch = as_tensors(pool.random_batch(8))
     alpha, seed = 0.3, tf.constant([1, 2], tf.int32)
-    targets = algorithm._Q_targets_for(batch, alpha, seed).numpy()
+    targets = algorithm._y_for(batch, alpha, seed).numpy()
     next_actions, next_log_pis = policy.actions_and_log_probs(
         batch['next_observations'], seed=seed)
     atoms = np.concatenate([

@@ -65,9 +65,8 @@ class CrossQ(SAC):
                 tf.split(Q.head(inputs, actions, training=True),
                          [size, size]) for Q in self._Qs))
             next_Q = tf.reduce_min(tf.stack(next_Q_values), axis=0)
-            Q_targets = self._bellman_targets(
-                batch, next_Q - alpha * next_log_pis)
-            Q_loss = tf.add_n([self._Q_loss(Q_value, Q_targets, batch)
+            y = self._bellman_targets(batch, next_Q - alpha * next_log_pis)
+            Q_loss = tf.add_n([self._Q_loss(Q_value, y, batch)
                                for Q_value in Q_values])
         Q_mean = self._apply_Q_step(tape, Q_loss, Q_values, batch)
         return Q_loss, Q_mean, batch['observations']

@@ -2,32 +2,38 @@
 
 ``FusedUpdateAlgorithm`` sits between the epoch loop (``RLAlgorithm``) and an
 algorithm's update rule (``SAC`` in sac.py, ``SQL`` in sql.py, ``TD3`` in
-td3.py). It owns what
-every such algorithm needs and nothing it chooses:
+td3.py). It owns the loop and what every such algorithm needs:
 
-- the Q-functions, their target copies (and, for pixel agents, the shared
-  convolutional encoder and its target copy), and the target update
-  ``Q' <- tau * Q + (1 - tau) * Q'`` every ``target_update_interval``
-  updates (``tau = 1``: hard copies); an algorithm without target networks
-  (CrossQ) sets ``target_networks = False``;
 - the compiled update: ``_do_training`` runs K updates in one
   ``tf.function`` call, a loop inside the graph over K minibatches drawn
   beforehand and stacked to (K, B, ...), so TensorFlow's per-call dispatch
   is paid once per K updates; it returns {name: mean over the K} of the
   update's diagnostics and the policy's new weights, which the numpy copy
   that acts is loaded from (so no variable is read from Python);
-- pixel agents' random-shift augmentation of each minibatch;
+- the Q-functions and the target update ``Q' <- tau * Q + (1 - tau) * Q'``
+  every ``target_update_interval`` updates (``tau = 1``: hard copies);
 - the update counter and one random generator (a TensorFlow variable, so a
   checkpoint holds it and a resumed run draws the same noise);
 - Adam optimizers, built up front so checkpoints always hold their slots and
   the compiled update never creates variables: one for the Q-functions
   (``Q_lr``) and one for the policy (``policy_lr``), both with
   ``adam_beta1`` (CrossQ's 0.5);
-- the TensorFlow objects a checkpoint must hold (``tf_saveables``);
-- categorical critics (categorical_critics.py), for an algorithm that sets
-  ``categorical_critics = True`` and takes its targets from
-  ``_target_values``: their projected targets, cross-entropy losses and
-  expected values where a Q is read (``_min_Q``).
+- the TensorFlow objects a checkpoint must hold (``tf_saveables``).
+
+What varies between agents is a part it is built with, each in its own
+module, so a new feature adds a part and not a branch here:
+
+- the critic head (critic_heads.py): what a critic's outputs are (Q, or a
+  categorical distribution), so how targets, losses and Q estimates are
+  formed;
+- the target copies (target_networks.py), or none (``target_networks =
+  False``: CrossQ);
+- the running observation statistics (observation_statistics.py), moved
+  before each update;
+- the minibatch augmentation (augmentation.py: pixel agents' random shifts);
+- the learning-rate schedule (learning_rate_decay.py);
+- the reward scale of the targets (reward_normalization.py);
+- the XLA switch (compilation.py).
 
 Weight projections need nothing here: a network whose weights must stay on
 a set (SimbaV2's unit-norm kernels, models/simbav2.py) gives them a Keras
@@ -53,13 +59,13 @@ cost about a second in every process that trains): Python ``if`` and
 
 The update is built from the shared pieces below. The critic's step
 ``_update_Qs_towards(batch, y)`` (y from ``_target_values``, or from
-``_bellman_targets`` and ``_min_Q``)
-returns the observations the policy's step is to read, and the update passes
-them to its policy step as an argument; nothing rewrites the minibatch:
+``_bellman_targets`` and ``_min_Q``) returns the observations the policy's
+step is to read, and the update passes them to its policy step as an
+argument; nothing rewrites the minibatch:
 
     def _update(self, batch):
         Q_loss, Q_mean, observations = self._update_Qs_towards(
-            batch, self._Q_targets_for(batch))
+            batch, self._y_for(batch))
         policy_loss = self._update_policy(batch, observations)
         return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,
                 'policy_loss': policy_loss}
@@ -74,19 +80,15 @@ import functools
 import tensorflow as tf
 import tf_keras as keras
 
-from softlearning.models.feedforward import concat_observations
-from softlearning.models.simba import running_normalizations
-from softlearning.value_functions import clone_Q_functions
-
-from .categorical_critics import (critics_support, cross_entropy,
-                                  expected_values, project_onto_support,
-                                  smallest_critic_probabilities)
-from .augmentation import random_shift
+from .augmentation import batch_augmentation
 from .compilation import resolve_jit_compile
+from .critic_heads import critic_head
 from .discounts import resolve_discount
-from .learning_rate_decay import LinearDecay, run_updates
+from .learning_rate_decay import learning_rate_schedule, run_updates
+from .observation_statistics import ObservationStatistics
 from .reward_normalization import RewardScale
 from .rl_algorithm import RLAlgorithm
+from .target_networks import target_copies, unique_variables, update_targets
 from .tensor_branches import every_step
 
 
@@ -99,16 +101,6 @@ def batch_signature(pool):
                     for key, value in shapes.items()}
         return tf.TensorSpec((None, None, *shapes), tf.as_dtype(dtypes))
     return specs(pool.batch_shapes(), pool.batch_dtypes())
-
-
-def _unique(variables):
-    """``variables`` without repeats (twin Q-functions share an encoder)."""
-    seen, unique = set(), []
-    for variable in variables:
-        if variable.ref() not in seen:
-            seen.add(variable.ref())
-            unique.append(variable)
-    return unique
 
 
 class FusedUpdateAlgorithm(RLAlgorithm):
@@ -152,26 +144,15 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                          training_environment=training_environment,
                          **kwargs)
         self._Qs = tuple(Qs)
-        if self.target_networks and any(getattr(Q, 'batch_renorm', False)
-                                        for Q in self._Qs):
-            # Their target copies' running statistics would never move.
-            raise ValueError(
-                f"Critics with batch renormalization need an algorithm "
-                f"without target networks (CrossQ), not "
-                f"{type(self).__name__}.")
-        # The categorical critics' atoms (None: critics of scalar values).
-        self._support = critics_support(self._Qs)
-        if self._support is not None and not self.categorical_critics:
-            raise ValueError(
-                f"{type(self).__name__} does not train categorical critics "
-                f"(Q_params.config.categorical); SAC, TD3 and DDPG do.")
-        self._Q_targets = (clone_Q_functions(self._Qs)
-                           if self.target_networks else ())
-        self._Q_variables = _unique(v for Q in self._Qs
-                                    for v in Q.trainable_variables)
-        self._Q_target_variables = _unique(v for Q in self._Q_targets
-                                           for v in Q.trainable_variables)
-        self._augmentation_pad = int(augmentation_pad or 0)
+        algorithm = type(self).__name__
+        self._critic_head = critic_head(self._Qs, algorithm,
+                                        self.categorical_critics)
+        self._Q_targets = target_copies(self._Qs, algorithm,
+                                        self.target_networks)
+        self._Q_variables = unique_variables(
+            v for Q in self._Qs for v in Q.trainable_variables)
+        self._Q_target_variables = unique_variables(
+            v for Q in self._Q_targets for v in Q.trainable_variables)
         # (source, target) variable pairs of the target update; an algorithm
         # with a target policy (TD3) adds its pairs.
         self._target_variable_pairs = list(zip(self._Q_variables,
@@ -187,7 +168,11 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         self._target_update_interval = int(target_update_interval)
         self._train_step_counter = tf.Variable(0, dtype=tf.int64,
                                                name='train_steps')
-        self._lr_decay_to = lr_decay_to
+        self._learning_rate = learning_rate_schedule(
+            lr_decay_to,
+            run_updates(self._n_epochs, self._epoch_length,
+                        self._n_train_repeat, self._train_every_n_steps),
+            self._train_step_counter)
         self._optimizers = {}
         self._Q_optimizer = self._make_optimizer(
             'Q', Q_lr, self._Q_variables, beta_1=adam_beta1)
@@ -196,6 +181,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             beta_1=adam_beta1)
         self._random_generator = tf.random.Generator.from_seed(
             0 if seed is None else int(seed))
+        self._augment = batch_augmentation(
+            augmentation_pad, self._Qs[0].encoder, self._random_generator)
         # autograph=False: the update's few branches on tensors are written
         # as tf.cond and its loop as tf.while_loop, so tracing need not
         # convert ~100 functions' source first (about a second of CPU in
@@ -211,14 +198,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):
         """An Adam optimizer over ``variables``, built now (slots exist
         before the first update) and checkpointed as '<name>_optimizer'."""
-        if self._lr_decay_to is not None:
-            learning_rate = LinearDecay(
-                learning_rate, self._lr_decay_to,
-                run_updates(self._n_epochs, self._epoch_length,
-                            self._n_train_repeat, self._train_every_n_steps),
-                self._train_step_counter)
-        optimizer = keras.optimizers.Adam(learning_rate=learning_rate,
-                                          beta_1=float(beta_1))
+        optimizer = keras.optimizers.Adam(
+            learning_rate=self._learning_rate(learning_rate),
+            beta_1=float(beta_1))
         optimizer.build(list(variables))
         self._optimizers[f'{name}_optimizer'] = optimizer
         return optimizer
@@ -266,31 +248,18 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             axis=0)
 
     def _Q_estimate(self, outputs):
-        """Q(s, a) from a critic's outputs: themselves, or a categorical
-        critic's expected value."""
-        if self._support is None:
-            return outputs
-        return expected_values(outputs, self._support)
+        """Q(s, a) from a critic's outputs (the critic head's reading)."""
+        return self._critic_head.estimate(outputs)
 
     def _target_values(self, batch, next_actions, next_entropy=0.0):
         """The critics' targets from the target critics at (s', a'),
-        ``next_entropy`` (SAC's alpha * log pi(a'|s'), (B, 1)) subtracted:
-        y (B, 1) from min_i Q'_i, or for categorical critics the projected
-        distribution (B, N) of the smallest target critic
-        (categorical_critics.py)."""
-        observations = batch['next_observations']
-        if self._support is None:
-            return self._bellman_targets(
-                batch, self._min_Q(self._Q_targets, observations,
-                                   next_actions) - next_entropy)
-        inputs = self._Q_targets[0].network_inputs(observations)
-        probabilities = smallest_critic_probabilities(
-            tf.stack([Q.head(inputs, next_actions)
-                      for Q in self._Q_targets]), self._support)
-        atoms = self._bellman_targets(batch,
-                                      self._support[None] - next_entropy)
-        return tf.stop_gradient(project_onto_support(
-            probabilities, atoms, self._support))
+        ``next_entropy`` (SAC's alpha * log pi(a'|s'), (B, 1)) subtracted,
+        as the critic head forms them (critic_heads.py): y (B, 1) from
+        min_i Q'_i, or a categorical critic's target distribution."""
+        inputs = self._Q_targets[0].network_inputs(batch['next_observations'])
+        return self._critic_head.targets(
+            [Q.head(inputs, next_actions) for Q in self._Q_targets],
+            next_entropy, functools.partial(self._bellman_targets, batch))
 
     def _bellman_targets(self, batch, next_values):
         """y = reward_scale * r + discount * (1 - d) * V(s'); from an
@@ -307,15 +276,14 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             self._rewards.value * rewards
             + discount * (1.0 - batch['terminals']) * next_values)
 
-    def _Q_loss(self, Q_values, Q_targets, batch):
-        """One Q-function's loss: 0.5 * mean((Q(s, a) - y)^2); a
-        categorical critic's cross-entropy to its target distribution. A
-        quantile critic (TQC) has its own."""
-        if self._support is not None:
-            return self._mean(cross_entropy(Q_values, Q_targets), batch)
-        return 0.5 * self._mean((Q_values - Q_targets) ** 2, batch)
+    def _Q_loss(self, Q_values, y, batch):
+        """One Q-function's loss towards its targets ``y``, as the critic
+        head forms it (0.5 * mean((Q(s, a) - y)^2), or a categorical
+        critic's cross-entropy). A quantile critic (TQC) has its own."""
+        return self._critic_head.loss(
+            Q_values, y, functools.partial(self._mean, batch=batch))
 
-    def _update_Qs_towards(self, batch, Q_targets):
+    def _update_Qs_towards(self, batch, y):
         """One gradient step of L_Q = sum_i L(Q_i(s, a), y) (``_Q_loss``).
 
         Returns (L_Q, mean Q(s, a), observations for the policy's step).
@@ -328,7 +296,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         with tf.GradientTape() as tape:
             inputs = self._Qs[0].network_inputs(batch['observations'])
             Q_values = [Q.head(inputs, batch['actions']) for Q in self._Qs]
-            Q_loss = tf.add_n([self._Q_loss(Q_value, Q_targets, batch)
+            Q_loss = tf.add_n([self._Q_loss(Q_value, y, batch)
                                for Q_value in Q_values])
         Q_mean = self._apply_Q_step(tape, Q_loss, Q_values, batch)
         encoder = self._Qs[0].encoder
@@ -345,50 +313,23 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         return tf.add_n([self._mean(self._Q_estimate(Q_value), batch)
                          for Q_value in Q_values]) / len(Q_values)
 
-    def _update_targets(self, tau):
-        for source, target in self._target_variable_pairs:
-            target.assign(tau * source + (1.0 - tau) * target)
-
     # The compiled loop -----------------------------------------------------
 
-    def _augmented(self, batch):
-        """Random shifts of the image observations (and, drawn apart, of the
-        next observations), when augmentation is on."""
-        encoder = self._Qs[0].encoder
-        if not self._augmentation_pad or encoder is None:
-            return batch
-        key = encoder.config['pixel_key']
-        seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
-        batch = dict(batch)
-        for i, field in enumerate(('observations', 'next_observations')):
-            batch[field] = {**batch[field], key: random_shift(
-                batch[field][key], self._augmentation_pad, seeds[:, i])}
-        return batch
-
     @functools.cached_property
-    def _running_normalizations(self):
+    def observation_statistics(self):
         """The running observation normalizations (SimBa's) of every
-        network a checkpoint holds: policy, critics and target copies."""
-        layers = {}
-        for saveable in self.tf_saveables().values():
-            for layer in running_normalizations(saveable):
-                layers[id(layer)] = layer
-        return tuple(layers.values())
-
-    def update_observation_statistics(self, batch):
-        """Moves every running normalization towards the minibatch's
-        observations (before the update, so all networks normalize
-        alike)."""
-        for layer in self._running_normalizations:
-            layer.update(concat_observations(batch['observations'],
-                                             layer.observation_keys))
+        network a checkpoint holds: policy, critics and target copies
+        (read once the subclass has added its networks)."""
+        return ObservationStatistics(self.tf_saveables().values())
 
     def _counted_update(self, batch):
-        self.update_observation_statistics(batch)
-        diagnostics = self._update(self._augmented(batch))
+        # Before the update, so all networks normalize alike.
+        self.observation_statistics.update(batch['observations'])
+        diagnostics = self._update(self._augment(batch))
         self._train_step_counter.assign_add(1)
         every_step(self._train_step_counter, self._target_update_interval,
-                   lambda: self._update_targets(self._tau))
+                   lambda: update_targets(self._target_variable_pairs,
+                                          self._tau))
         return diagnostics
 
     def _fused_updates_impl(self, batches):

@@ -42,3 +42,12 @@ def run_updates(n_epochs, epoch_length, n_train_repeat, train_every_n_steps):
     """The updates a run of ``n_epochs`` epochs takes (the warm-up's steps
     counted as the paper counts them: as steps of the run)."""
     return n_epochs * epoch_length * n_train_repeat // train_every_n_steps
+
+
+def learning_rate_schedule(decay_to, n_updates, counter):
+    """What turns an optimizer's initial learning rate into the rate Adam
+    is given: the rate itself (``decay_to`` None), or its linear decay to
+    ``decay_to`` of it over ``n_updates`` updates counted by ``counter``."""
+    if decay_to is None:
+        return lambda initial: initial
+    return lambda initial: LinearDecay(initial, decay_to, n_updates, counter)

@@ -55,7 +55,7 @@ class REDQ(SAC):
             tf.random.experimental.stateless_fold_in(seed, 1))
         return tf.argsort(draws)[:self._target_subset_size]
 
-    def _Q_targets_for(self, batch, alpha, seed):
+    def _y_for(self, batch, alpha, seed):
         next_actions, next_log_pis = self._policy.actions_and_log_probs(
             batch['next_observations'], seed=seed)
         next_Qs = self._Q_values(self._Q_targets, batch['next_observations'],

@@ -66,7 +66,7 @@ class SAC(FusedUpdateAlgorithm):
 
     # The update ------------------------------------------------------------
 
-    def _Q_targets_for(self, batch, alpha, seed):
+    def _y_for(self, batch, alpha, seed):
         next_actions, next_log_pis = self._policy.actions_and_log_probs(
             batch['next_observations'], seed=seed)
         return self._target_values(batch, next_actions,
@@ -111,7 +111,7 @@ class SAC(FusedUpdateAlgorithm):
         """The critics' step; returns (L_Q, mean Q(s, a), observations for
         the policy's step), as ``_update_Qs_towards``."""
         return self._update_Qs_towards(
-            batch, self._Q_targets_for(batch, alpha, seed))
+            batch, self._y_for(batch, alpha, seed))
 
     def _update(self, batch):
         """One SAC update (the actor's part every ``policy_delay``-th);

@@ -113,7 +113,7 @@ class SQL(FusedUpdateAlgorithm):
             tf.reshape(actions, [-1, self._action_size]))
         return tf.reshape(Q_values, [-1, n_particles])
 
-    def _Q_targets_for(self, batch, seed):
+    def _y_for(self, batch, seed):
         """Bellman targets y (B, 1) and the soft values V(s') (B, 1)."""
         next_observations = batch['next_observations']
         actions = self._uniform_actions(tf.shape(batch['rewards'])[0],
@@ -162,9 +162,8 @@ class SQL(FusedUpdateAlgorithm):
         V(s'), the surrogate L_pi (its value only tracks <phi, a>),
         |phi(a_i)| and the kernel's h."""
         seeds = tf.cast(self._random_generator.make_seeds(2), tf.int32)
-        Q_targets, next_values = self._Q_targets_for(batch, seeds[:, 0])
-        Q_loss, Q_mean, observations = self._update_Qs_towards(batch,
-                                                               Q_targets)
+        y, next_values = self._y_for(batch, seeds[:, 0])
+        Q_loss, Q_mean, observations = self._update_Qs_towards(batch, y)
         policy_loss, direction_norm, bandwidth = self._update_policy(
             observations, seeds[:, 1])
         return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,

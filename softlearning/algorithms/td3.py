@@ -70,7 +70,7 @@ class TD3(FusedUpdateAlgorithm):
             -self._target_noise_clip, self._target_noise_clip)
         return tf.clip_by_value(actions + noise, -1.0, 1.0)
 
-    def _Q_targets_for(self, batch, seed):
+    def _y_for(self, batch, seed):
         next_actions = self._smoothed_target_actions(
             batch['next_observations'], seed)
         return self._target_values(batch, next_actions)
@@ -94,7 +94,7 @@ class TD3(FusedUpdateAlgorithm):
         its diagnostics by name; policy_loss is the last policy update's."""
         seed = tf.cast(self._random_generator.make_seeds(1)[:, 0], tf.int32)
         Q_loss, Q_mean, observations = self._update_Qs_towards(
-            batch, self._Q_targets_for(batch, seed))
+            batch, self._y_for(batch, seed))
         every_step(self._train_step_counter + 1, self._policy_delay,
                    lambda: self._update_policy(batch, observations))
         return {'Q_loss': Q_loss, 'Q_value-mean': Q_mean,

@@ -66,7 +66,7 @@ class TQC(SAC):
         inputs = Qs[0].network_inputs(observations)
         return tf.concat([Q.head(inputs, actions) for Q in Qs], axis=-1)
 
-    def _Q_targets_for(self, batch, alpha, seed):
+    def _y_for(self, batch, alpha, seed):
         next_actions, next_log_pis = self._policy.actions_and_log_probs(
             batch['next_observations'], seed=seed)
         atoms = tf.sort(self._atoms(self._Q_targets,
@@ -74,8 +74,8 @@ class TQC(SAC):
                         axis=-1)[:, :self._n_target_atoms]
         return self._bellman_targets(batch, atoms - alpha * next_log_pis)
 
-    def _Q_loss(self, Q_values, Q_targets, batch):
-        return tf.reduce_mean(quantile_huber_loss(Q_values, Q_targets,
+    def _Q_loss(self, Q_values, y, batch):
+        return tf.reduce_mean(quantile_huber_loss(Q_values, y,
                                                   self._huber_kappa))
 
     def _policy_Q(self, observations, actions):

@@ -11,7 +11,7 @@ critics (``network='simba'`` in their config, or ``--network simba``):
 The normalization's statistics are weights of the model (so checkpoints,
 target copies and the numpy mirror, models/numpy_simba.py, hold them);
 the update skeleton moves them towards each minibatch's observations before
-the update (``update_observation_statistics``, fused_updates.py), every
+the update (algorithms/observation_statistics.py), every
 network's alike. A critic normalizes the observations, not the actions it
 reads after them.
 """
