@@ -32,7 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from softlearning.cli.options import key_value  # noqa: E402
-from softlearning.experiments.config.presets import ALGORITHMS  # noqa: E402
+from softlearning.algorithms import ALGORITHMS  # noqa: E402
 from softlearning.algorithms.compilation import (  # noqa: E402,E501
     resolve_jit_compile)
 from softlearning.utils.machine import cpu_model  # noqa: E402

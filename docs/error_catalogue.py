@@ -387,8 +387,8 @@ ENTRIES = [
           files={'mass.json': '{"mass": {"iters": [0, 10], "range": [1.0, 2.0]}'}),
     Entry('curriculum', 'An unknown key in a schedule',
           f'{RUN} --curriculum mass.json',
-          "curriculum parameter 'mass': unknown key(s) ['step']; valid keys: "
-          "['iters', 'range', 'randomize', 'center']",
+          "curriculum parameter 'mass': unknown key(s) 'step'. Valid choices: "
+          "iters, range, randomize, center.",
           "A parameter's schedule takes `iters`, `range` and optionally "
           '`randomize` and `center`.',
           'Remove or rename the key.',
@@ -559,8 +559,8 @@ ENTRIES = [
           'Add `--scheduler asha` (or `pbt`).'),
     Entry('sweeps', 'A scheduler setting it does not take',
           f"{RUN} --scheduler asha --scheduler-config '{{\"grace\": 2}}'",
-          "--scheduler-config: asha takes no 'grace'; it takes brackets, grace_period, "
-          "max_t, reduction_factor, stop_last_trials, time_attr.",
+          "--scheduler-config: unknown asha setting 'grace'. Valid choices: brackets, "
+          "grace_period, max_t, reduction_factor, stop_last_trials, time_attr.",
           "The settings are the Tune scheduler's constructor arguments.",
           'Use a listed one.'),
     Entry('sweeps', 'Optuna without a search space',
@@ -676,8 +676,9 @@ ENTRIES = [
                                'seeds: [0]\nsteps: 5000\n'}),
     Entry('benchmarks', 'An unknown entry in a suite',
           'softlearning benchmark suite.yaml',
-          "suite.yaml: unknown entry 'episodes'; valid: name, algorithms, environments, "
-          "seeds, steps, warmup_steps, evaluation, options, config, label, budget.",
+          "suite.yaml: unknown entry 'episodes'. Valid choices: name, algorithms, "
+          "environments, seeds, steps, warmup_steps, evaluation, options, config, label, "
+          "budget.",
           "A suite file's top-level entries are fixed (the evaluation's settings go "
           'under `evaluation`).',
           'Move or rename the entry (here `evaluation: {episodes: 10}`).',

@@ -24,10 +24,6 @@ DOCS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(DOCS)
 RESULTS = os.path.join(ROOT, 'benchmarks', 'results')
 
-# Algorithms that share a page with another one; every other algorithm's
-# page is algorithms/<name in lower case>.md.
-SHARED_PAGES = {'DDPG': 'td3', 'DroQ': 'redq'}
-
 # The environment the hyperparameter tables resolve presets for.
 DEFAULT_ENVIRONMENT = 'gym/HalfCheetah/v5'
 
@@ -78,7 +74,8 @@ def registry():
 
 
 def algorithm_page(name):
-    return f"algorithms/{SHARED_PAGES.get(name, name.lower())}.md"
+    from softlearning.algorithms import page
+    return page(name)
 
 
 def algorithms_without_pages(docs_dir):
@@ -107,13 +104,16 @@ def _first_sentence(text):
 def algorithms_table(here):
     """Every registered algorithm: its page, its update class, its preset's
     default policy and summary."""
+    from softlearning.algorithms import preset_of
     from softlearning.experiments.config import presets
     rows = []
-    for name, target in registry().items():
-        module, _, cls = target.partition(':')
+    for name, entry in registry().items():
+        module, _, cls = entry['class'].partition(':')
         preset = presets.get(name)
         source = module.replace('.', '/') + '.py'
-        rows.append([f'[{name}]({_link(here, algorithm_page(name))})',
+        base = preset_of(name)
+        rows.append([f'[{name}]({_link(here, algorithm_page(name))})'
+                     + (f' (a {base} preset)' if base else ''),
                      f'`--algorithm {name}`', f'`{cls}` ({source})',
                      f'`{preset.POLICIES[0]}`',
                      _first_sentence(preset.__doc__)])

@@ -58,7 +58,7 @@ def test_keywords_are_the_command_lines_options():
 
 
 @pytest.mark.parametrize('keywords, message', [
-    ({'n_epoch': 3}, 'Unknown option(s) n_epoch; valid: '),
+    ({'n_epoch': 3}, "Unknown option(s) 'n_epoch'. Valid choices: "),
     ({'algorithm': 'TD4'}, "algorithm='TD4' is not one of SAC, SQL, TD3"),
     ({'config': {'algorithm_params.config.discont': 0.9}},
      "Did you mean 'discount'?"),
@@ -76,13 +76,14 @@ def test_presets_do_not_repeat_constructor_defaults():
     """A preset value equal to its constructor's default would be noise:
     the variant gets those from the constructors."""
     import importlib
+    from softlearning.algorithms import ALGORITHMS
     from softlearning.experiments.config import presets
     from softlearning.experiments.config.config_keys import _registries
     from softlearning.experiments.config.variants import merge
     from softlearning.utils.registry import lookup
     from softlearning.utils.signatures import NO_LITERAL_DEFAULT
     registries = _registries()
-    for algorithm in presets.ALGORITHMS:
+    for algorithm in ALGORITHMS:
         preset = presets.get(algorithm)
         common = importlib.import_module(
             'softlearning.experiments.config.presets.common')

@@ -191,7 +191,7 @@ def test_the_list_of_categorical_algorithms_matches_their_classes():
     from softlearning import algorithms
     from softlearning.value_functions.categorical_settings import (
         CATEGORICAL_ALGORITHMS)
-    for name, path in algorithms.ALGORITHMS.items():
+    for name, path in algorithms.CLASSES.items():
         algorithm_class = algorithms.get_algorithm_class(name)
         assert algorithm_class.categorical_critics == (
             path in CATEGORICAL_ALGORITHMS), name

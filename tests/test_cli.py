@@ -23,7 +23,7 @@ def test_help():
     assert result.returncode == 0
     assert 'run_example_local' in result.stdout
     # Every registered algorithm, from the registry.
-    from softlearning.experiments.config.presets import ALGORITHMS
+    from softlearning.algorithms import ALGORITHMS
     for algorithm in ALGORITHMS:
         assert re.search(rf'\b{algorithm}\b', result.stdout), algorithm
     result = run_cli('run_example_local', 'examples.development', '--help')

@@ -14,7 +14,7 @@ from softlearning.utils.signatures import (
     accepted_keywords, accepted_keywords_in_source)
 
 LOCATIONS = sorted({
-    location for registry in (algorithms.ALGORITHMS, policies.POLICIES,
+    location for registry in (algorithms.CLASSES, policies.POLICIES,
                               value_functions.VALUE_FUNCTIONS)
     for location in registry.values()})
 

@@ -74,7 +74,7 @@ def test_state_round_trip_continues_the_schedule():
      r"'range' must be two numbers"),
     ({"mass": {"iters": [0, 10]}}, r"missing 'range'"),
     ({"mass": {"iters": [0], "range": [0, 1], "rate": 2}},
-     r"unknown key\(s\) \['rate'\]"),
+     r"unknown key\(s\) 'rate'. Valid choices: iters, range"),
 ])
 def test_malformed_specs_are_clear_errors(spec, message):
     with pytest.raises(ValueError, match=message):

@@ -62,7 +62,7 @@ def test_mode_defaults_fill_what_the_command_line_left_none(tmp_path):
      "scheduler='hyperband' is not one of fifo, asha, pbt."),
     ({'observation': 'rgb'},
      "observation='rgb' is not one of state, pixels."),
-    ({'n_epoch': 3}, 'Unknown option(s) n_epoch; valid: address, '),
+    ({'n_epoch': 3}, "Unknown option(s) 'n_epoch'. Valid choices: address, "),
 ])
 def test_bad_keywords_name_the_value_and_the_choices(keywords, message):
     with pytest.raises(experiments.ExperimentError) as error:
@@ -78,8 +78,8 @@ def test_an_examples_unknown_default_is_one_error(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(experiments.ExperimentError) as error:
         experiments.options('bad_example')
-    assert ('Unknown option(s) algorithmm in bad_example.OPTION_DEFAULTS'
-            in str(error.value))
+    assert ("bad_example.OPTION_DEFAULTS: unknown option(s) 'algorithmm'. "
+            "Valid choices: " in str(error.value))
 
 
 def test_no_argparse_privates():

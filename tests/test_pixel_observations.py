@@ -86,7 +86,7 @@ def test_pixel_settings_defaults_per_domain_and_bad_values():
     assert pixel_settings('gym', 'HalfCheetah')['action_repeat'] == 4
     assert pixel_settings('dm_control', 'cartpole', {'action_repeat': 2})[
         'action_repeat'] == 2
-    with pytest.raises(ValueError, match='valid: image_size, frame_stack'):
+    with pytest.raises(ValueError, match='Valid choices: image_size, frame_stack'):
         pixel_settings('dm_control', 'cartpole', {'frames': 3})
     with pytest.raises(ValueError, match='frame_stack must be a positive'):
         pixel_settings('dm_control', 'cartpole', {'frame_stack': 0})

@@ -198,7 +198,8 @@ def test_the_seed_is_not_searched_by_optuna():
     (['--config', 'run_params.sed={"choice": [1, 2]}'],
      "Unknown variant key 'run_params.sed' in --config"),
     (['--scheduler', 'asha', '--scheduler-config', '{"grace": 1}'],
-     "--scheduler-config: asha takes no 'grace'; it takes brackets, "),
+     "--scheduler-config: unknown asha setting 'grace'. Valid choices: "
+     "brackets, "),
     (['--scheduler', 'pbt', '--scheduler-config',
       '{"hyperparam_mutations": {"algorithm_params.config.lr": [1, 2]}}'],
      "cannot mutate 'algorithm_params.config.lr'"),

@@ -78,13 +78,14 @@ def version():
 
 
 def get_parser():
-    from softlearning.experiments.config.presets import ALGORITHMS
+    from softlearning.algorithms import ALGORITHMS, described
 
     from .options import ArgumentParser
     parser = ArgumentParser(
         prog='softlearning',
         description='Train continuous-control RL agents with Ray Tune: '
-                    f"{', '.join(ALGORITHMS)} (--algorithm).",
+                    f"{', '.join(map(described, ALGORITHMS))} "
+                    "(--algorithm).",
         epilog="Run 'softlearning COMMAND EXAMPLE --help' for an example's "
                "options, e.g. 'softlearning run_example_local "
                "examples.development --help'.")

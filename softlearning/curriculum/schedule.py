@@ -27,6 +27,8 @@ import numbers
 
 import numpy as np
 
+from softlearning.utils.registry import unknown_keys
+
 SPEC_KEYS = ('iters', 'range', 'randomize', 'center')
 
 
@@ -40,10 +42,9 @@ def validate_parameter_spec(name, spec):
     if not isinstance(spec, dict):
         raise ValueError(f"{where}: expected an object with 'iters' and "
                          f"'range', got {spec!r}")
-    unknown = sorted(set(spec) - set(SPEC_KEYS))
-    if unknown:
-        raise ValueError(f"{where}: unknown key(s) {unknown}; valid keys: "
-                         f"{list(SPEC_KEYS)}")
+    problem = unknown_keys(spec, SPEC_KEYS, 'key(s)', where)
+    if problem:
+        raise ValueError(problem)
     for key in ('iters', 'range'):
         if key not in spec:
             raise ValueError(f"{where}: missing '{key}'")

@@ -24,6 +24,8 @@ wraps the adapter.
 import numpy as np
 from gymnasium import spaces
 
+from softlearning.utils.registry import unknown_keys
+
 from .observation_wrapper import ObservationWrapper
 
 PARTS = ('positions', 'velocities')
@@ -113,10 +115,10 @@ def validate_pomdp_params(environment_params):
     pomdp = environment_params.get('pomdp')
     if not pomdp:
         return
-    unknown = set(pomdp) - {'observe', 'previous_action'}
-    if unknown:
-        raise ValueError(f"Unknown pomdp settings {sorted(unknown)}; valid: "
-                         f"observe, previous_action")
+    problem = unknown_keys(pomdp, ('observe', 'previous_action'),
+                           'pomdp setting(s)')
+    if problem:
+        raise ValueError(problem)
     observation_split(environment_params['universe'],
                       environment_params['domain'], pomdp.get('observe'))
 

@@ -10,6 +10,21 @@ listing the choices and checking a variant's config keys
 import importlib
 
 
+def unknown_keys(given, valid, what, where=None):
+    """None when every key of ``given`` is one of ``valid``; otherwise the
+    one line that names the unknown keys and the valid ones, e.g.
+    "suite.yaml: unknown entry 'seed'. Valid choices: algorithms, seeds."
+    (``where``, when given, first; ``what``: what a key is). The caller
+    raises it as its own error."""
+    valid = list(valid)
+    unknown = [key for key in given if key not in valid]
+    if not unknown:
+        return None
+    prefix = f'{where}: unknown' if where else 'Unknown'
+    return (f"{prefix} {what} {', '.join(map(repr, sorted(unknown)))}. "
+            f"Valid choices: {', '.join(map(str, valid))}.")
+
+
 def lookup(registry, name, kind):
     """``registry[name]``, or one ValueError naming the valid choices."""
     if name not in registry:
@@ -42,8 +57,7 @@ def with_defaults(defaults, settings, kind):
     """``defaults`` updated with ``settings``; a key ``defaults`` does not
     have is one ValueError naming the valid ones."""
     settings = dict(settings or {})
-    unknown = set(settings) - set(defaults)
-    if unknown:
-        raise ValueError(f"Unknown {kind} settings {sorted(unknown)}; "
-                         f"valid: {', '.join(defaults)}")
+    problem = unknown_keys(settings, defaults, f'{kind} setting(s)')
+    if problem:
+        raise ValueError(problem)
     return {**defaults, **settings}

@@ -5,7 +5,7 @@ by the critics when built, and by the variant before a run starts
 
 CATEGORICAL_KEYS = ('n_atoms', 'v_min', 'v_max')
 
-# The algorithms (as named in softlearning.algorithms.ALGORITHMS) whose
+# The algorithm classes (softlearning.algorithms.CLASSES) whose
 # updates train categorical critics: those with ``categorical_critics =
 # True`` (algorithms/fused_updates.py; a test checks the two agree).
 CATEGORICAL_ALGORITHMS = ('softlearning.algorithms.sac:SAC',

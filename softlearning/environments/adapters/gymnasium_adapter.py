@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from softlearning.utils import file_descriptors, imports
+from softlearning.utils.registry import unknown_keys
 
 from .softlearning_env import SoftlearningEnv
 
@@ -301,11 +302,11 @@ class GymnasiumAdapter(SoftlearningEnv):
         if own is None:
             return super().set_physical_parameters(values)
         env, (supported, setter, _) = own
-        unknown = sorted(set(values) - set(getattr(env, supported)))
-        if unknown:
-            raise ValueError(
-                f"Unknown physical parameter(s) {unknown} for "
-                f"{self._describe()}; valid: {list(getattr(env, supported))}")
+        problem = unknown_keys(values, getattr(env, supported),
+                               f'physical parameter(s) for '
+                               f'{self._describe()}')
+        if problem:
+            raise ValueError(problem)
         getattr(env, setter)(dict(values))
 
     def get_physical_parameters(self):

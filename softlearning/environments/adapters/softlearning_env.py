@@ -19,6 +19,8 @@ import warnings
 import numpy as np
 from gymnasium import spaces
 
+from softlearning.utils.registry import unknown_keys
+
 
 def normalized_action_space(shape):
     return spaces.Box(low=-1.0, high=1.0, shape=shape, dtype=np.float32)
@@ -66,12 +68,11 @@ class SoftlearningEnv:
     def _select_observation_space(self, full_space):
         """Keep (and order) only the requested observation keys."""
         keys = self._requested_observation_keys or tuple(full_space.spaces)
-        unknown = [key for key in keys if key not in full_space.spaces]
-        if unknown:
-            raise ValueError(
-                f"Unknown observation_keys {unknown} for {self.universe}/"
-                f"{self.domain}/{self.task}; valid keys: "
-                f"{sorted(full_space.spaces)}")
+        problem = unknown_keys(
+            keys, sorted(full_space.spaces),
+            f'observation_keys for {self.universe}/{self.domain}/{self.task}')
+        if problem:
+            raise ValueError(problem)
         return spaces.Dict({key: full_space.spaces[key] for key in keys})
 
     def _filter_observation(self, observation):

@@ -44,6 +44,7 @@ import os
 from softlearning.utils.one_line import yaml_problem
 
 from softlearning.experiments.errors import ExperimentError
+from softlearning.utils.registry import unknown_keys
 
 DEFAULT_EVALUATION = {'episodes': 10, 'first_seed': 1000, 'interval': 5000}
 DEFAULT_WARMUP_STEPS = 10000
@@ -158,7 +159,7 @@ def _environment(path, text):
 
 
 def _check_algorithm(path, name):
-    from softlearning.experiments.config.presets import ALGORITHMS
+    from softlearning.algorithms import ALGORITHMS
     if name not in ALGORITHMS:
         raise SuiteError(f"{path}: algorithm '{name}' is not one of "
                          f"{', '.join(ALGORITHMS)}.")
@@ -170,18 +171,17 @@ def load_suite(path, name=None):
     if not isinstance(suite, dict):
         raise SuiteError(f"{path}: expected a mapping of {', '.join(SUITE_KEYS)}"
                          f", got {type(suite).__name__}.")
-    unknown = sorted(set(suite) - set(SUITE_KEYS))
-    if unknown:
-        raise SuiteError(f"{path}: unknown entry '{unknown[0]}'; valid: "
-                         f"{', '.join(SUITE_KEYS)}.")
+    problem = unknown_keys(suite, SUITE_KEYS, 'entry', path)
+    if problem:
+        raise SuiteError(problem)
     for key in ('algorithms', 'environments', 'seeds', 'steps'):
         if key not in suite:
             raise SuiteError(f"{path}: '{key}' is missing.")
     evaluation = {**DEFAULT_EVALUATION, **(suite.get('evaluation') or {})}
-    unknown = sorted(set(evaluation) - set(DEFAULT_EVALUATION))
-    if unknown:
-        raise SuiteError(f"{path}: unknown evaluation entry '{unknown[0]}'; "
-                         f"valid: {', '.join(DEFAULT_EVALUATION)}.")
+    problem = unknown_keys(evaluation, DEFAULT_EVALUATION,
+                           'evaluation entry', path)
+    if problem:
+        raise SuiteError(problem)
     for key in ('episodes', 'interval'):
         _positive_int(path, f'evaluation.{key}', evaluation[key])
     if not isinstance(evaluation['first_seed'], int) or evaluation[

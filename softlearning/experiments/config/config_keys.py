@@ -63,7 +63,7 @@ def _registries():
         return _imported_parameters(cls), cls
 
     return {
-        'algorithm_params': ('algorithm', algorithms.ALGORITHMS, in_source),
+        'algorithm_params': ('algorithm', algorithms.CLASSES, in_source),
         'policy_params': ('policy', policies.POLICIES, in_source),
         'exploration_policy_params': ('policy', policies.POLICIES,
                                       in_source),

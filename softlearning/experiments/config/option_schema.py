@@ -21,6 +21,7 @@ from softlearning.experiments.config import sweep_files
 from softlearning.experiments.errors import ExperimentError
 from softlearning.experiments.config.option_types import (
     GROUP_ORDER, OptionValueError)
+from softlearning.utils.registry import unknown_keys
 
 
 def schema():
@@ -58,13 +59,9 @@ def defaults(definition=None):
 
 def check_names(given, source=None):
     """Unknown option names are one error naming the valid ones."""
-    valid = schema()
-    unknown = sorted(set(given) - set(valid))
-    if unknown:
-        where = f' in {source}' if source else ''
-        raise ExperimentError(
-            f"Unknown option(s) {', '.join(unknown)}{where}; valid: "
-            f"{', '.join(sorted(valid))}.")
+    problem = unknown_keys(given, sorted(schema()), 'option(s)', source)
+    if problem:
+        raise ExperimentError(problem)
 
 
 def check_choices(given):

@@ -6,6 +6,7 @@ in a help text is the default shown by --help)."""
 from softlearning.environments import UNIVERSES
 from softlearning.environments.partial_observation import PARTS
 
+from softlearning.algorithms import ALGORITHMS
 from softlearning.experiments.config import presets
 from softlearning.experiments.config.option_types import (
     Option, boolean, key_value, non_negative_int, positive_float, positive_int)
@@ -38,7 +39,7 @@ def environment_options():
 def variant_options():
     base = common_preset.VARIANT['algorithm_params']['config']
     return [
-        Option('algorithm', default='SAC', choices=tuple(presets.ALGORITHMS),
+        Option('algorithm', default='SAC', choices=tuple(ALGORITHMS),
                group=VARIANT, debug='the variant'),
         # Without --policy, each algorithm trains its own (its preset's).
         Option('policy', choices=tuple(presets.POLICY_CLASSES),

@@ -25,7 +25,7 @@ import copy
 import sys
 
 from softlearning import curriculum
-from softlearning.algorithms import ALGORITHMS
+from softlearning.algorithms import CLASSES
 from softlearning.environments import import_path, resolve_task
 from softlearning.environments.checks import check_environments
 from softlearning.environments.partial_observation import (
@@ -403,7 +403,7 @@ def get_variant_spec(args, defaults=None):
             notice=_notice_function(args))
     provenance.step('derived', variant_spec)
     validate_curriculum(variant_spec)
-    check_categorical_critics(variant_spec, ALGORITHMS)
+    check_categorical_critics(variant_spec, CLASSES)
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:
             validate_pomdp_params(environment_params)

@@ -19,6 +19,7 @@ from softlearning.experiments.errors import ExperimentError
 from softlearning.experiments.trial.policy_loading import (
     FRAME_SIZE_KEYS, build_environment, load_checkpoint_variant,
     load_numpy_policy, load_policy)
+from softlearning.utils.registry import unknown_keys
 
 
 def resize_frame(frame, width=None, height=None):
@@ -51,11 +52,11 @@ def _render_mode(render_kwargs, video_path):
     if mode not in (None, 'rgb_array', 'human'):
         raise ExperimentError(f"--render-kwargs mode '{mode}' is not one of "
                             "rgb_array, human.")
-    unknown = sorted(set(render_kwargs) - {*FRAME_SIZE_KEYS, 'camera_id'})
-    if unknown:
-        raise ExperimentError(
-            f"--render-kwargs: unknown key(s) {unknown}; valid keys: mode, "
-            "width, height, camera_id.")
+    problem = unknown_keys(render_kwargs,
+                           ['mode', *FRAME_SIZE_KEYS, 'camera_id'],
+                           'key(s)', '--render-kwargs')
+    if problem:
+        raise ExperimentError(problem)
     return mode, render_kwargs
 
 

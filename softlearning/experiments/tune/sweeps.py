@@ -11,6 +11,7 @@ from softlearning.experiments.config.search_spaces import (
 from softlearning.experiments.config.sweep_files import (  # noqa: F401
     DEFAULT_METRIC, DEFAULT_MODE, SCHEDULERS, SEARCH_ALGORITHMS, SweepError)
 from softlearning.experiments.config.value_types import MISSING, lookup
+from softlearning.utils.registry import unknown_keys
 
 # Schedulers measure a trial's progress in environment steps.
 TIME_ATTRIBUTE = 'total_timestep'
@@ -141,11 +142,10 @@ def get_scheduler(args, variant_spec):
         settings['hyperparam_mutations'] = _pbt_mutations(
             variant_spec, given.get('hyperparam_mutations'))
     accepted = accepted_keywords(scheduler_class) - {'metric', 'mode'}
-    unknown = sorted(set(settings) - accepted)
-    if unknown:
-        raise SweepError(
-            f"--scheduler-config: {name} takes no '{unknown[0]}'; it takes "
-            f"{', '.join(sorted(accepted))}.")
+    problem = unknown_keys(settings, sorted(accepted), f'{name} setting',
+                           '--scheduler-config')
+    if problem:
+        raise SweepError(problem)
     try:
         return scheduler_class(**settings)
     except (AssertionError, TypeError, ValueError) as error:
