@@ -303,8 +303,7 @@ class GymnasiumAdapter(SoftlearningEnv):
             return super().set_physical_parameters(values)
         env, (supported, setter, _) = own
         problem = unknown_keys(values, getattr(env, supported),
-                               f'physical parameter(s) for '
-                               f'{self._describe()}')
+                               'physical parameter(s)', self._describe())
         if problem:
             raise ValueError(problem)
         getattr(env, setter)(dict(values))
