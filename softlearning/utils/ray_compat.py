@@ -65,6 +65,10 @@ WANDB = (
      "W&B's logging actors on the driver's node, without restarts"),
     ('ray.air.integrations.wandb', 'WandbLoggerCallback._start_logging_actor',
      "W&B's logging actors started without restarts"),
+    ('ray.air.integrations.wandb', 'WandbLoggerCallback._logger_actor_cls',
+     "W&B's logging actors writing all of a run before they end"),
+    ('ray.air.integrations.wandb', '_WandbLoggingActor.run',
+     "W&B's logging actors writing all of a run before they end"),
 )
 
 # The loggers whose records softlearning filters or quiets, by name, and
@@ -211,14 +215,30 @@ def wandb_callback_without_restarts():
     Ray 2.60 prints an error line (core_worker.cc, ray-project/ray#53727)
     for every actor that may restart and takes arguments from the object
     store, as Tune's logging actors do. One that dies ends its trial's W&B
-    logging, not the trial."""
+    logging, not the trial. Each actor waits for W&B to have written its
+    run before it ends."""
     import os
     check(WANDB)
 
-    from ray.air.integrations.wandb import WandbLoggerCallback
+    from ray.air.integrations.wandb import (WandbLoggerCallback,
+                                            _WandbLoggingActor)
     from ray.air.util.node import _force_on_current_node
 
+    class LoggingActorThatFlushes(_WandbLoggingActor):
+        # wandb.finish() can return before W&B's service process has
+        # written the whole run: it is told to end by wandb's atexit hook,
+        # which an actor that Tune kills never runs (a full suite's offline
+        # run once held only its file header). teardown() tells it and
+        # waits, before Tune's callback ends the actor.
+        def run(self):
+            try:
+                super().run()
+            finally:
+                self._wandb.teardown()
+
     class WandbWithoutRestarts(WandbLoggerCallback):
+        _logger_actor_cls = LoggingActorThatFlushes
+
         def _start_logging_actor(self, trial, exclude_results, **kwargs):
             if not self._remote_logger_class:
                 key = {name: os.environ[name] for name in ('WANDB_API_KEY',)
