@@ -27,7 +27,7 @@ import numbers
 
 import numpy as np
 
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 SPEC_KEYS = ('iters', 'range', 'randomize', 'center')
 
@@ -42,9 +42,7 @@ def validate_parameter_spec(name, spec):
     if not isinstance(spec, dict):
         raise ValueError(f"{where}: expected an object with 'iters' and "
                          f"'range', got {spec!r}")
-    problem = unknown_keys(spec, SPEC_KEYS, 'key(s)', where)
-    if problem:
-        raise ValueError(problem)
+    check_keys(spec, SPEC_KEYS, 'key(s)', where)
     for key in ('iters', 'range'):
         if key not in spec:
             raise ValueError(f"{where}: missing '{key}'")

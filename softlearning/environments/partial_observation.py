@@ -24,7 +24,7 @@ wraps the adapter.
 import numpy as np
 from gymnasium import spaces
 
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 from .observation_wrapper import ObservationWrapper
 
@@ -115,10 +115,8 @@ def validate_pomdp_params(environment_params):
     pomdp = environment_params.get('pomdp')
     if not pomdp:
         return
-    problem = unknown_keys(pomdp, ('observe', 'previous_action'),
-                           'pomdp setting(s)')
-    if problem:
-        raise ValueError(problem)
+    check_keys(pomdp, ('observe', 'previous_action'),
+               'pomdp setting(s)')
     observation_split(environment_params['universe'],
                       environment_params['domain'], pomdp.get('observe'))
 

@@ -14,8 +14,8 @@ def unknown_keys(given, valid, what, where=None):
     """None when every key of ``given`` is one of ``valid``; otherwise the
     one line that names the unknown keys and the valid ones, e.g.
     "suite.yaml: unknown entry 'seed'. Valid choices: algorithms, seeds."
-    (``where``, when given, first; ``what``: what a key is). The caller
-    raises it as its own error."""
+    (``where``, when given, first; ``what``: what a key is).
+    ``check_keys`` raises it."""
     valid = list(valid)
     unknown = [key for key in given if key not in valid]
     if not unknown:
@@ -23,6 +23,14 @@ def unknown_keys(given, valid, what, where=None):
     prefix = f'{where}: unknown' if where else 'Unknown'
     return (f"{prefix} {what} {', '.join(map(repr, sorted(unknown)))}. "
             f"Valid choices: {', '.join(map(str, valid))}.")
+
+
+def check_keys(given, valid, what, where=None, error=ValueError):
+    """Raises ``error`` with ``unknown_keys``'s line when ``given`` has a
+    key that is not one of ``valid``."""
+    problem = unknown_keys(given, valid, what, where)
+    if problem:
+        raise error(problem)
 
 
 def lookup(registry, name, kind):
@@ -57,7 +65,5 @@ def with_defaults(defaults, settings, kind):
     """``defaults`` updated with ``settings``; a key ``defaults`` does not
     have is one ValueError naming the valid ones."""
     settings = dict(settings or {})
-    problem = unknown_keys(settings, defaults, f'{kind} setting(s)')
-    if problem:
-        raise ValueError(problem)
+    check_keys(settings, defaults, f'{kind} setting(s)')
     return {**defaults, **settings}

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from softlearning.utils import file_descriptors, imports
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 from .softlearning_env import SoftlearningEnv
 
@@ -302,10 +302,8 @@ class GymnasiumAdapter(SoftlearningEnv):
         if own is None:
             return super().set_physical_parameters(values)
         env, (supported, setter, _) = own
-        problem = unknown_keys(values, getattr(env, supported),
-                               'physical parameter(s)', self._describe())
-        if problem:
-            raise ValueError(problem)
+        check_keys(values, getattr(env, supported),
+                   'physical parameter(s)', self._describe())
         getattr(env, setter)(dict(values))
 
     def get_physical_parameters(self):

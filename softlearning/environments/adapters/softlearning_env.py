@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 from gymnasium import spaces
 
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 
 def normalized_action_space(shape):
@@ -68,11 +68,9 @@ class SoftlearningEnv:
     def _select_observation_space(self, full_space):
         """Keep (and order) only the requested observation keys."""
         keys = self._requested_observation_keys or tuple(full_space.spaces)
-        problem = unknown_keys(
+        check_keys(
             keys, sorted(full_space.spaces),
             f'observation_keys for {self.universe}/{self.domain}/{self.task}')
-        if problem:
-            raise ValueError(problem)
         return spaces.Dict({key: full_space.spaces[key] for key in keys})
 
     def _filter_observation(self, observation):

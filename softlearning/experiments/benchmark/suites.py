@@ -44,7 +44,7 @@ import os
 from softlearning.utils.one_line import yaml_problem
 
 from softlearning.experiments.errors import ExperimentError
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 DEFAULT_EVALUATION = {'episodes': 10, 'first_seed': 1000, 'interval': 5000}
 DEFAULT_WARMUP_STEPS = 10000
@@ -171,17 +171,13 @@ def load_suite(path, name=None):
     if not isinstance(suite, dict):
         raise SuiteError(f"{path}: expected a mapping of {', '.join(SUITE_KEYS)}"
                          f", got {type(suite).__name__}.")
-    problem = unknown_keys(suite, SUITE_KEYS, 'entry', path)
-    if problem:
-        raise SuiteError(problem)
+    check_keys(suite, SUITE_KEYS, 'entry', path, error=SuiteError)
     for key in ('algorithms', 'environments', 'seeds', 'steps'):
         if key not in suite:
             raise SuiteError(f"{path}: '{key}' is missing.")
     evaluation = {**DEFAULT_EVALUATION, **(suite.get('evaluation') or {})}
-    problem = unknown_keys(evaluation, DEFAULT_EVALUATION,
-                           'evaluation entry', path)
-    if problem:
-        raise SuiteError(problem)
+    check_keys(evaluation, DEFAULT_EVALUATION,
+               'evaluation entry', path, error=SuiteError)
     for key in ('episodes', 'interval'):
         _positive_int(path, f'evaluation.{key}', evaluation[key])
     if not isinstance(evaluation['first_seed'], int) or evaluation[

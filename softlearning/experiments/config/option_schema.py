@@ -21,7 +21,7 @@ from softlearning.experiments.config import sweep_files
 from softlearning.experiments.errors import ExperimentError
 from softlearning.experiments.config.option_types import (
     GROUP_ORDER, OptionValueError)
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 
 def schema():
@@ -59,9 +59,8 @@ def defaults(definition=None):
 
 def check_names(given, source=None):
     """Unknown option names are one error naming the valid ones."""
-    problem = unknown_keys(given, sorted(schema()), 'option(s)', source)
-    if problem:
-        raise ExperimentError(problem)
+    check_keys(given, sorted(schema()), 'option(s)', source,
+               error=ExperimentError)
 
 
 def check_choices(given):

@@ -19,7 +19,7 @@ from softlearning.experiments.errors import ExperimentError
 from softlearning.experiments.trial.policy_loading import (
     FRAME_SIZE_KEYS, build_environment, load_checkpoint_variant,
     load_numpy_policy, load_policy)
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 
 def resize_frame(frame, width=None, height=None):
@@ -52,11 +52,9 @@ def _render_mode(render_kwargs, video_path):
     if mode not in (None, 'rgb_array', 'human'):
         raise ExperimentError(f"--render-kwargs mode '{mode}' is not one of "
                             "rgb_array, human.")
-    problem = unknown_keys(render_kwargs,
-                           ['mode', *FRAME_SIZE_KEYS, 'camera_id'],
-                           'key(s)', '--render-kwargs')
-    if problem:
-        raise ExperimentError(problem)
+    check_keys(render_kwargs,
+               ['mode', *FRAME_SIZE_KEYS, 'camera_id'],
+               'key(s)', '--render-kwargs', error=ExperimentError)
     return mode, render_kwargs
 
 

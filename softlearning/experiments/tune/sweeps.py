@@ -11,7 +11,7 @@ from softlearning.experiments.config.search_spaces import (
 from softlearning.experiments.config.sweep_files import (  # noqa: F401
     DEFAULT_METRIC, DEFAULT_MODE, SCHEDULERS, SEARCH_ALGORITHMS, SweepError)
 from softlearning.experiments.config.value_types import MISSING, lookup
-from softlearning.utils.registry import unknown_keys
+from softlearning.utils.registry import check_keys
 
 # Schedulers measure a trial's progress in environment steps.
 TIME_ATTRIBUTE = 'total_timestep'
@@ -142,10 +142,8 @@ def get_scheduler(args, variant_spec):
         settings['hyperparam_mutations'] = _pbt_mutations(
             variant_spec, given.get('hyperparam_mutations'))
     accepted = accepted_keywords(scheduler_class) - {'metric', 'mode'}
-    problem = unknown_keys(settings, sorted(accepted), f'{name} setting',
-                           '--scheduler-config')
-    if problem:
-        raise SweepError(problem)
+    check_keys(settings, sorted(accepted), f'{name} setting',
+               '--scheduler-config', error=SweepError)
     try:
         return scheduler_class(**settings)
     except (AssertionError, TypeError, ValueError) as error:
