@@ -10,27 +10,18 @@ listing the choices and checking a variant's config keys
 import importlib
 
 
-def unknown_keys(given, valid, what, where=None):
-    """None when every key of ``given`` is one of ``valid``; otherwise the
-    one line that names the unknown keys and the valid ones, e.g.
+def check_keys(given, valid, what, where=None, error=ValueError):
+    """Raises ``error`` when a key of ``given`` is not one of ``valid``, with
+    the one line that names the unknown keys and the valid ones, e.g.
     "suite.yaml: unknown entry 'seed'. Valid choices: algorithms, seeds."
-    (``where``, when given, first; ``what``: what a key is).
-    ``check_keys`` raises it."""
+    (``where``, when given, first; ``what``: what a key is)."""
     valid = list(valid)
     unknown = [key for key in given if key not in valid]
-    if not unknown:
-        return None
-    prefix = f'{where}: unknown' if where else 'Unknown'
-    return (f"{prefix} {what} {', '.join(map(repr, sorted(unknown)))}. "
-            f"Valid choices: {', '.join(map(str, valid))}.")
-
-
-def check_keys(given, valid, what, where=None, error=ValueError):
-    """Raises ``error`` with ``unknown_keys``'s line when ``given`` has a
-    key that is not one of ``valid``."""
-    problem = unknown_keys(given, valid, what, where)
-    if problem:
-        raise error(problem)
+    if unknown:
+        prefix = f'{where}: unknown' if where else 'Unknown'
+        names = ', '.join(map(repr, sorted(unknown)))
+        raise error(f"{prefix} {what} {names}. "
+                    f"Valid choices: {', '.join(map(str, valid))}.")
 
 
 def lookup(registry, name, kind):
