@@ -61,6 +61,8 @@ SUITES = {
     # Per-hour: each run scored at the end of its training budget.
     'per_hour_selection': {'runs': ['per_hour_selection/*/*'], 'steps': None},
     'per_hour': {'runs': ['per_hour/*/*'], 'steps': None},
+    'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
+                             'steps': None},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
                           'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],

@@ -5,6 +5,8 @@ the README's and the pages' claims say what the measurements say:
   ``benchmarks/results/speed/*.jsonl`` (``compare_peers.py --side-by-side
   --record``), one row per pair, with the CPU they ran on;
 - ``speed-summary``: those ratios in one sentence per CPU;
+- ``crossq-comparison SUITE``: our CrossQ against SBX's in a suite, in
+  one sentence (the word from the intervals, the steps each took);
 - ``headline``: the README's results paragraph: our CrossQ against SBX's
   at 100,000 steps and per 30 minutes of training, with the comparison
   word chosen from the intervals ("level with" where they overlap);
@@ -161,6 +163,8 @@ def headline(here=''):
     ours, theirs, better = _crossq_against_sbx('frontier_100k')
     sac = _iqm('frontier_100k', 'softlearning SAC')
     hour_ours, hour_theirs, hour_better = _crossq_against_sbx('per_hour')
+    equal_ours, equal_theirs, equal_better = _crossq_against_sbx(
+        'per_hour_equal_sizes')
     return (
         f"At 100,000 steps, our CrossQ is {compared(ours, theirs)} SBX's "
         f"CrossQ at the same sizes (critics {width}): IQM "
@@ -174,8 +178,11 @@ def headline(here=''):
         f"(critics 1024-1024; {_steps_ratio('per_hour')} times fewer steps "
         "in the budget): "
         f"{_interval(hour_ours)} against {_interval(hour_theirs)}, "
-        f"P(ours > SBX's) = {_interval(hour_better)}; SBX's CrossQ at our "
-        "sizes for the same budget is not measured yet ([return per "
+        f"P(ours > SBX's) = {_interval(hour_better)}; at our sizes "
+        f"(critics {width} on both sides), it is "
+        f"{compared(equal_ours, equal_theirs)} SBX's: "
+        f"{_interval(equal_ours)} against {_interval(equal_theirs)}, "
+        f"P(ours > SBX's) = {_interval(equal_better)} ([return per "
         "CPU-hour](docs/benchmarks/per-hour.md)). Speed: "
         f"{speed_summary()} ([performance](docs/benchmarks/performance.md)).")
 
@@ -265,7 +272,26 @@ def calibration_curves(here, *cases):
             + '\n'.join(rows))
 
 
+def crossq_comparison(here, suite):
+    """One sentence: our CrossQ against SBX's in ``suite``, the word chosen
+    from the IQM intervals, with the steps each afforded where the suite
+    has a budget."""
+    ours, theirs, better = _crossq_against_sbx(suite)
+    steps = {}
+    for run in _generated_tables()._runs(suite):
+        steps.setdefault(run.identity.library, []).append(run.step)
+    spans = {library: f"{min(v):,}-{max(v):,}"
+             for library, v in steps.items()}
+    return (f"Our CrossQ's IQM is {compared(ours, theirs)} SBX's: "
+            f"{_interval(ours)} against {_interval(theirs)}, and a run of "
+            f"ours scores above a run of SBX's on the same task with "
+            f"probability {_interval(better)}. The runs took "
+            f"{spans['softlearning']} steps (ours) and {spans['sbx']} "
+            "(SBX's) in their budgets.")
+
+
 GENERATORS = {
+    'crossq-comparison': crossq_comparison,
     'speed': speed,
     'speed-summary': speed_summary,
     'headline': headline,
