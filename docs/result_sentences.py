@@ -187,12 +187,18 @@ def headline(here=''):
         f"{speed_summary()} ([performance](docs/benchmarks/performance.md)).")
 
 
-def _steps_ratio(suite):
-    """How many times more steps our runs took in their budget than the
-    peer's, over the suite's committed runs."""
+def _steps_by_library(suite):
+    """{library: the step of each committed run's final score}."""
     steps = {}
     for run in _generated_tables()._runs(suite):
         steps.setdefault(run.identity.library, []).append(run.step)
+    return steps
+
+
+def _steps_ratio(suite):
+    """How many times more steps our runs took in their budget than the
+    peer's, over the suite's committed runs."""
+    steps = _steps_by_library(suite)
     mean = {library: sum(v) / len(v) for library, v in steps.items()}
     return f"{mean['softlearning'] / mean['sbx']:.0f}"
 
@@ -274,12 +280,9 @@ def calibration_curves(here, *cases):
 
 def crossq_comparison(here, suite):
     """One sentence: our CrossQ against SBX's in ``suite``, the word chosen
-    from the IQM intervals, with the steps each afforded where the suite
-    has a budget."""
+    from the IQM intervals, and the steps each library's runs reached."""
     ours, theirs, better = _crossq_against_sbx(suite)
-    steps = {}
-    for run in _generated_tables()._runs(suite):
-        steps.setdefault(run.identity.library, []).append(run.step)
+    steps = _steps_by_library(suite)
     spans = {library: f"{min(v):,}-{max(v):,}"
              for library, v in steps.items()}
     return (f"Our CrossQ's IQM is {compared(ours, theirs)} SBX's: "
