@@ -45,6 +45,11 @@ PRIVATE = (
      "the cluster of this machine, where address='auto' looks"),
     ('ray.tune.impl.tuner_internal', 'TunerInternal.get_run_config',
      'a resumed run prints the console of a fresh one'),
+    # With its instances' _trial_files, _trial_csv and _trial_continue
+    # (ProgressFile checks those when made).
+    ('ray.tune.logger.csv', 'CSVLoggerCallback._setup_trial',
+     "a resumed trial whose result keys changed leaves a progress.csv "
+     "that parses (tune/progress_file.py)"),
 )
 # Checked when first used (their modules are heavy, or import the
 # trackers themselves): the autoscaler's, and W&B's.

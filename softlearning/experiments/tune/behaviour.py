@@ -19,9 +19,10 @@
 - ``quiet_token_notice``: a Ray instance started here has token
   authentication on (Ray's default); Ray's warning that says so at every
   start is left out.
-- ``set_restored_console``: a resumed experiment prints the console of a
+- ``set_restored_callbacks``: a resumed experiment prints the console of a
   fresh one (the epoch lines of this softlearning, Tune's own output as
-  ``--verbose`` says), whatever the run that started it pickled.
+  ``--verbose`` says) and writes progress.csv as a fresh one does,
+  whatever the run that started it pickled.
 - ``resume_config`` and ``restored_trials_train_to``: resuming with
   ``--n-epochs``, finished trials continue from their last checkpoints
   too, and every restored trial's config (resolved and unresolved, as
@@ -271,15 +272,17 @@ def quiet_unstarted_trials():
                      _only_unstarted_trials)
 
 
-def set_restored_console(tuner, console, tune_verbosity):
-    """The console of a ``Tuner.restore``-d experiment: Tune restores the
+def set_restored_callbacks(tuner, callbacks, tune_verbosity):
+    """The callbacks of a ``Tuner.restore``-d experiment: Tune restores the
     RunConfig it pickled (its callbacks, its verbosity) and takes no new
-    one, so the restored config is changed in place: ``console`` (a Tune
-    callback) replaces any earlier one, the other callbacks (trackers,
-    pending trials) stay. Ray keeps that config in a private part of
-    the Tuner (ray_compat.restored_run_config)."""
+    one, so the restored config is changed in place: each of
+    ``callbacks`` (the console, the progress file) replaces any earlier
+    one of its type, the other callbacks (trackers, pending trials) stay.
+    Ray keeps that config in a private part of the Tuner
+    (ray_compat.restored_run_config)."""
     run_config = ray_compat.restored_run_config(tuner)
-    run_config.callbacks = [console] + [
+    replaced = {type(callback) for callback in callbacks}
+    run_config.callbacks = list(callbacks) + [
         callback for callback in (run_config.callbacks or [])
-        if type(callback) is not type(console)]
+        if type(callback) not in replaced]
     run_config.verbose = tune_verbosity

@@ -20,6 +20,7 @@ from softlearning.experiments.config.results_folder import (
     experiment_dir, results_root)
 from softlearning.experiments.cluster.resources import trial_resources
 from softlearning.experiments.tune.state import state_files, tune_statuses
+from softlearning.experiments.tune.progress_file import ProgressFile
 
 
 @dataclasses.dataclass
@@ -115,8 +116,9 @@ def _run(experiment, start_ray):
                     _resume_config=tune_behaviour.resume_config(
                         restart_errored=restart,
                         resume_finished=to_epoch is not None))
-            tune_behaviour.set_restored_console(
-                tuner, EpochConsole(), TUNE_VERBOSITY[verbose])
+            tune_behaviour.set_restored_callbacks(
+                tuner, [EpochConsole(), ProgressFile()],
+                TUNE_VERBOSITY[verbose])
             known, states_before = _trial_count(folder), state_files(folder)
             set_aside = (_set_aside_errored_trials(folder) if restart
                          else [])
@@ -154,7 +156,7 @@ def _run(experiment, start_ray):
                 progress_reporter=settings.get('progress_reporter'),
                 # Ends the run when trials no longer fit a cluster that no
                 # autoscaler can grow (pending_trials.py).
-                callbacks=[EpochConsole(), PendingTrials(
+                callbacks=[EpochConsole(), ProgressFile(), PendingTrials(
                     storage.join(storage_path, experiment_name)),
                     *tracking.callbacks(options, storage.join(
                         storage_path, experiment_name))],
