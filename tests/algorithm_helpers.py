@@ -64,6 +64,34 @@ def as_tensors(batch):
     return tf.nest.map_structure(tf.convert_to_tensor, batch)
 
 
+def checkpointed_variables(algorithm):
+    """{name: [tf.Variable]}: every number a checkpoint keeps (networks'
+    weights with their running statistics, optimizer slots, the random
+    generators' states (DroQ's dropout generator hangs off its critics),
+    the update counter, SAC's temperature, ...). Setting them back
+    (``assign_values``) lets one algorithm run two updates from the same
+    state, instead of building and tracing two."""
+    variables = {}
+    for name, saveable in algorithm.tf_saveables().items():
+        found = [saveable] if isinstance(saveable, tf.Variable) else list(
+            getattr(saveable, 'variables', ()))
+        found += [trackable for trackable
+                  in tf.train.TrackableView(saveable).descendants()
+                  if isinstance(trackable, tf.Variable)]
+        variables[name] = list({v.ref(): v for v in found}.values())
+    return variables
+
+
+def values_of(variables):
+    return {name: [v.numpy() for v in vs] for name, vs in variables.items()}
+
+
+def assign_values(variables, values):
+    for name, vs in variables.items():
+        for variable, value in zip(vs, values[name]):
+            variable.assign(value)
+
+
 def assert_fused_equals_single(class_name, n_updates=6, **config):
     """K updates in one compiled call == K calls of one update each, on the
     same minibatches (the fusion changes dispatch, not the math). Returns

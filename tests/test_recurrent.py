@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from algorithm_helpers import (
+    as_tensors, assign_values, checkpointed_variables, values_of)
 from checkpoint_helpers import variant_for
 from softlearning import (algorithms, environments, policies, replay_pools,
                           samplers, value_functions)
@@ -229,43 +231,47 @@ def make_recurrent_algorithm(class_name, seed=0):
     return algorithm, pool, sampler, policy
 
 
-def all_weights(algorithm):
-    networks = [algorithm._policy, *algorithm.Qs, *algorithm.Q_targets]
-    return [w for network in networks for w in network.get_weights()]
-
-
 @pytest.mark.parametrize('class_name', ['SAC', 'TD3'])
 def test_padding_contributes_nothing_to_losses_or_gradients(class_name):
-    """Two updates on windows that differ only after their valid prefix
-    (and in masked-out values): identical diagnostics and weights."""
+    """Two updates from the same state (every checkpointed number set back
+    between them) on windows that differ only after their valid prefix
+    (and in masked-out values): identical diagnostics and states."""
+    algorithm, pool, sampler, policy = make_recurrent_algorithm(class_name)
+    sampler.sample(150, policies.get({'class_name': 'UniformPolicy'},
+                                     sampler.environment, seed=1))
+    batch = pool.random_batches(2, 8)
+    mask = batch['mask'][..., 0]
+    # Cut every window after step 5 (as an episode end would).
+    mask[..., 5:] = 0.0
+    # An update first, so that the optimizers' slots exist to be set back.
+    algorithm._fused_updates(as_tensors(batch))
+    variables = checkpointed_variables(algorithm)
+    start = values_of(variables)
+    garbage = tf.nest.map_structure(np.copy, batch)
+    rng = np.random.default_rng(0)
+    after = np.zeros(mask.shape, bool)
+    after[..., 5:] = True
+    for key in ('observations', 'next_observations'):
+        for array in garbage[key].values():
+            array[after] = rng.normal(size=array[after].shape) * 50
+    for key in ('actions', 'rewards', 'terminals'):
+        garbage[key][after] = rng.uniform(-1, 1, garbage[key][after].shape)
     runs = []
-    for garbage in (False, True):
-        algorithm, pool, sampler, policy = make_recurrent_algorithm(
-            class_name)
-        sampler.sample(150, policies.get({'class_name': 'UniformPolicy'},
-                                         sampler.environment, seed=1))
-        batch = pool.random_batches(2, 8)
-        mask = batch['mask'][..., 0]
-        # Cut every window after step 5 (as an episode end would).
-        mask[..., 5:] = 0.0
-        if garbage:
-            rng = np.random.default_rng(0)
-            after = np.zeros(mask.shape, bool)
-            after[..., 5:] = True
-            for key in ('observations', 'next_observations'):
-                for array in batch[key].values():
-                    array[after] = rng.normal(size=array[after].shape) * 50
-            for key in ('actions', 'rewards', 'terminals'):
-                batch[key][after] = rng.uniform(
-                    -1, 1, batch[key][after].shape)
+    for windows in (batch, garbage):
+        assign_values(variables, start)
         diagnostics = algorithm._fused_updates(
-            tf.nest.map_structure(tf.convert_to_tensor, batch))['diagnostics']
+            as_tensors(windows))['diagnostics']
         runs.append(([float(d) for d in diagnostics.values()],
-                     all_weights(algorithm)))
-    (diagnostics_a, weights_a), (diagnostics_b, weights_b) = runs
+                     values_of(variables)))
+    (diagnostics_a, state_a), (diagnostics_b, state_b) = runs
     np.testing.assert_allclose(diagnostics_a, diagnostics_b, rtol=1e-5)
-    for a, b in zip(weights_a, weights_b):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+    changed = False
+    for name in state_a:
+        for a, b, before in zip(state_a[name], state_b[name], start[name]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7,
+                                       err_msg=name)
+            changed |= not np.array_equal(a, before)
+    assert changed
 
 
 # Acting with the episode's state ----------------------------------------------------------

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from algorithm_helpers import as_tensors
+from algorithm_helpers import (
+    as_tensors, assign_values, checkpointed_variables, values_of)
 from checkpoint_helpers import (
     assert_resume_is_exact, make_runner, tiny_variant)
 from softlearning import algorithms
@@ -42,7 +43,9 @@ WITHOUT_XLA = ('CrossQ', 'REDQ', 'SimbaV2')
 
 
 def variant(name):
-    options = dict(algorithm=name, domain='Pendulum', task='v1', epochs=3)
+    # Epochs enough for the fixture's runner to serve every test below
+    # (they train it 3 more times) in whatever order they run.
+    options = dict(algorithm=name, domain='Pendulum', task='v1', epochs=5)
     preset = tiny_variant(**options)
     config = {}
     if (preset['algorithm_params']['config']['n_train_repeat']
@@ -72,48 +75,22 @@ def test_every_preset_trains_its_registered_algorithm():
         assert variant(name)['algorithm_params']['class_name'] == name
 
 
-def _variables(algorithm):
-    """{name: [tf.Variable]}: every number a checkpoint keeps (networks'
-    weights with their running statistics, optimizer slots, the random
-    generators' states (DroQ's dropout generator hangs off its critics),
-    the update counter, SAC's temperature, ...)."""
-    variables = {}
-    for name, saveable in algorithm.tf_saveables().items():
-        found = [saveable] if isinstance(saveable, tf.Variable) else list(
-            getattr(saveable, 'variables', ()))
-        found += [trackable for trackable
-                  in tf.train.TrackableView(saveable).descendants()
-                  if isinstance(trackable, tf.Variable)]
-        variables[name] = list({v.ref(): v for v in found}.values())
-    return variables
-
-
-def _values(variables):
-    return {name: [v.numpy() for v in vs] for name, vs in variables.items()}
-
-
-def _assign(variables, values):
-    for name, vs in variables.items():
-        for variable, value in zip(vs, values[name]):
-            variable.assign(value)
-
-
 def test_fused_updates_equal_single_updates(trained):
     """From the same state (every checkpointed number set back between the
     two), on the same minibatches: K updates in one compiled call == K
     calls of one update each (the fusion changes dispatch, not the math)."""
     name, runner = trained
     algorithm = runner.algorithm
-    variables = _variables(algorithm)
-    start = _values(variables)
+    variables = checkpointed_variables(algorithm)
+    start = values_of(variables)
     batches = as_tensors(runner.pool.random_batches(4, 32))
     algorithm._fused_updates(batches)
-    after_fused = _values(variables)
-    _assign(variables, start)
+    after_fused = values_of(variables)
+    assign_values(variables, start)
     for i in range(4):
         algorithm._fused_updates(
             tf.nest.map_structure(lambda x: x[i:i + 1], batches))
-    after_single = _values(variables)
+    after_single = values_of(variables)
     changed = False
     for key in after_fused:
         for a, b, before in zip(after_fused[key], after_single[key],
@@ -161,8 +138,11 @@ def test_the_numpy_mirror_acts_as_the_tensorflow_policy(trained):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize('name', NAMES)
-def test_a_restored_checkpoint_continues_exactly(name, tmp_path):
+def test_a_restored_checkpoint_continues_exactly(trained, tmp_path):
     """Epoch 3 after restoring epoch 2's checkpoint == epoch 3 of the run
-    that never stopped, every diagnostic compared with ==."""
-    assert_resume_is_exact(variant(name), tmp_path / 'checkpoint_000002')
+    that never stopped, every diagnostic compared with ==. The run is the
+    fixture's runner (what the other tests did to it is state a checkpoint
+    keeps too)."""
+    name, runner = trained
+    assert_resume_is_exact(variant(name), tmp_path / 'checkpoint_000002',
+                           runner=runner)
