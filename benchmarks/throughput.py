@@ -21,6 +21,7 @@ exactly as a training run builds them.
     python benchmarks/throughput.py [--algorithm SQL] [--steps 5000] [--fused-steps 50] [--jit-compile True]
     python benchmarks/throughput.py --algorithm SAC --policy recurrent --pomdp positions
     python benchmarks/throughput.py --algorithm TQC --config Q_params.config.n_Q_functions=2
+    python benchmarks/throughput.py --algorithm SAC --envs-per-sampler 8
 """
 
 import argparse
@@ -51,7 +52,7 @@ def build_runner(args):
         algorithm=args.algorithm, universe='gym', domain='HalfCheetah',
         task='v5', policy=args.policy, pomdp=args.pomdp, n_epochs=n_epochs,
         epoch_length=EPOCH_LENGTH, seed=args.seed,
-        config=dict(args.config)))
+        envs_per_sampler=args.envs_per_sampler, config=dict(args.config)))
     config = variant['algorithm_params']['config']
     config.update({
         'n_initial_exploration_steps': WARMUP_STEPS,
@@ -126,6 +127,7 @@ def main():
     parser.add_argument('--steps', type=int, default=5000,
                         help='Measured environment steps (multiple of 1000).')
     parser.add_argument('--fused-steps', type=int, default=50)
+    parser.add_argument('--envs-per-sampler', type=int, default=1)
     parser.add_argument('--jit-compile', type=str2bool, default=None,
                         help="XLA for the update (default: the algorithm's "
                              'preset: on for TQC, off otherwise).')
@@ -152,6 +154,7 @@ def main():
         'act_latency_us': round(measure_act_latency(runner), 1),
         'measured_env_steps': args.steps,
         'fused_steps': args.fused_steps,
+        'envs_per_sampler': args.envs_per_sampler,
         'jit_compile': resolve_jit_compile(config.get('jit_compile', False)),
         'batch_size': config['batch_size'],
         'hidden_layer_sizes': list(

@@ -19,6 +19,7 @@ import sys
 import error_catalogue
 import examples_page
 import result_sentences
+import vector_figures
 
 DOCS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(DOCS)
@@ -393,5 +394,7 @@ GENERATORS = {
     'errors': lambda here: error_catalogue.markdown(here),
     'examples': lambda here: examples_page.markdown(here),
 }
-# Speed tables and the results said in sentences (result_sentences.py).
+# Speed tables and the results said in sentences (result_sentences.py), the
+# figures of K environments per sampler (vector_figures.py).
 GENERATORS.update(result_sentences.GENERATORS)
+GENERATORS.update(vector_figures.GENERATORS)

@@ -354,6 +354,8 @@ def test_small_refusals_and_notices(tmp_path):
         'policy': [*base, '--config', 'policy_params.class_name="Nope"'],
         'name': [*base, '--exp-name', 'my exp ü'],
         'short': [*base, '--epoch-length', '1'],
+        'envs': [*base, '--envs-per-sampler', '0'],
+        'vector': [*base, '--envs-per-sampler', '4', '--num-samplers', '2'],
     })
     assert_one_line_error(results['sweep'], f"--sweep {sweep}: n_epochs 0: "
                                             "expected a positive integer")
@@ -364,3 +366,8 @@ def test_small_refusals_and_notices(tmp_path):
             "folder's name.") in results['name'].stderr
     assert results['short'].returncode == 0, results['short'].stderr
     assert 'it will train nothing' in results['short'].stderr
+    assert_one_line_error(results['envs'], "argument --envs-per-sampler: "
+                                           "expected a positive integer, got 0")
+    assert results['vector'].returncode == 0, results['vector'].stderr
+    assert 'class_name: RemoteSampler  # from: option' in results['vector'].stdout
+    assert 'envs_per_sampler: 4  # from: option' in results['vector'].stdout

@@ -262,7 +262,7 @@ def test_a_pixel_trial_resumes_exactly(ray_cluster, tmp_path):  # noqa: F811
 
     def mid_episode(runner):
         states = runner.sampler.get_state()['actors']
-        assert all(state['stepper']['observation'] is not None
+        assert all(state['vector']['steppers'][0]['observation'] is not None
                    for state in states)
 
     assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',

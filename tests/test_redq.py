@@ -117,14 +117,20 @@ def test_droq_critics_have_layer_norm_and_fresh_dropout_masks():
 
 @pytest.mark.slow
 def test_droq_with_n_step_returns_resumes_exactly(tmp_path):
-    """The dropout generators' state and the n-step pool's episode tags are
-    in the checkpoint: epoch 3 after a restore == epoch 3 of the run that
-    never stopped (one run for both, to keep CI short)."""
+    """The dropout generators' state, the n-step pool's episode tags and the
+    running episodes of three environments per sampler are in the
+    checkpoint, and evaluation (from fixed seeds: one vector of episodes)
+    needs none: epoch 3 after a restore == epoch 3 of the run that never
+    stopped (one run for all, to keep CI short)."""
     from checkpoint_helpers import assert_resume_is_exact, tiny_variant
     variant = tiny_variant(algorithm='DroQ', domain='Pendulum', task='v1',
-                           epochs=3, n_step=3, config={
+                           epochs=3, n_step=3, envs_per_sampler=3,
+                           max_path_length=40, config={
                                'algorithm_params.config.n_train_repeat': 2,
-                               'algorithm_params.config.policy_delay': 2})
+                               'algorithm_params.config.policy_delay': 2,
+                               'algorithm_params.config.eval_n_episodes': 3,
+                               'algorithm_params.config.eval_seed': 10})
+    assert variant['sampler_params']['config']['envs_per_sampler'] == 3
     assert variant['Q_params']['config']['dropout_rate'] == 0.01
     assert variant['replay_pool_params'] == {
         'class_name': 'NStepReplayPool',

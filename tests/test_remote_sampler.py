@@ -320,21 +320,25 @@ def test_actors_collect_pixel_observations(ray_cluster):
 
 @pytest.mark.slow
 def test_recurrent_trial_on_actors_resumes_exactly(ray_cluster, tmp_path):
-    """Recurrent SAC collected by two actors: a checkpoint holds each
-    actor's running episode and LSTM state (and the sequence pool), so
+    """Recurrent SAC collected by two actors with two environments each: a
+    checkpoint holds each environment's running episode and LSTM state
+    (and the sequence pool), so
     epoch 3 after a restore equals epoch 3 of the run that never stopped."""
     from checkpoint_helpers import assert_resume_is_exact, tiny_variant
 
     variant = tiny_variant(
         algorithm='SAC', domain='Pendulum', task='v1', epochs=3,
         policy='recurrent', pomdp='positions', num_samplers=2,
-        sampler_cpus=0.5, config={'algorithm_params.config.batch_size': 8})
+        envs_per_sampler=2, sampler_cpus=0.5, max_path_length=20,
+        config={'algorithm_params.config.batch_size': 8})
     variant['sampler_params']['config']['actor_options'] = ACTOR_OPTIONS
 
     def mid_episode(runner):
         states = runner.sampler.get_state()['actors']
-        assert all(state['stepper']['policy_state'] is not None
-                   for state in states)
+        assert all(stepper['policy_state'] is not None
+                   for state in states
+                   for stepper in state['vector']['steppers'])
+        assert all(len(state['vector']['steppers']) == 2 for state in states)
 
     assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
                            ('Q_loss', 'policy_loss', 'Q_value-mean'),

@@ -70,9 +70,19 @@ def test_rollouts():
                                rtol=1e-5)
 
 
+def _layout_of_one_environment(state):
+    """The sampler state as checkpoints before K environments per sampler
+    held it."""
+    state = dict(state)
+    (path,) = state.pop('_current_paths')
+    (stepper,) = state.pop('vector')['steppers']
+    state.update(_current_path=path, stepper=stepper)
+    return state
+
+
 def _old_layout(state):
     """The sampler state as checkpoints before the episode stepper held it."""
-    state = dict(state)
+    state = _layout_of_one_environment(state)
     stepper = state.pop('stepper')
     state.update(_current_observation=stepper['observation'],
                  _path_length=stepper['path_length'],
@@ -83,7 +93,7 @@ def _old_layout(state):
 
 
 def test_restored_sampler_continues_the_episode_exactly():
-    """A restored sampler (also from the older checkpoint layout) steps on
+    """A restored sampler (also from the older checkpoint layouts) steps on
     bit for bit, mid-episode."""
     _, _, pool, sampler = make(max_path_length=50)
     sampler.sample(70)
@@ -91,7 +101,8 @@ def test_restored_sampler_continues_the_episode_exactly():
     policy_state = sampler.policy.get_np_random_state()
     sampler.sample(40)
     expected = pool.data['observations']['observations'][70:110].copy()
-    for saved in (state, _old_layout(state)):
+    for saved in (state, _layout_of_one_environment(state),
+                  _old_layout(state)):
         _, policy, restored_pool, restored = make(max_path_length=50)
         restored.set_state(saved)
         policy.set_np_random_state(policy_state)

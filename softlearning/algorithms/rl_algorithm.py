@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from softlearning.samplers import path_statistics, rollouts
+from softlearning.samplers import parallel_rollouts, path_statistics, rollouts
 from softlearning.utils import non_finite
 
 # Without ``eval_seed``, evaluation episodes run on sampler actors start from
@@ -53,6 +53,7 @@ class RLAlgorithm:
                  policy,
                  training_environment,
                  evaluation_environment=None,
+                 evaluation_environment_copies=(),
                  initial_exploration_policy=None,
                  n_epochs=1000,
                  epoch_length=1000,
@@ -77,6 +78,10 @@ class RLAlgorithm:
         self._policy = policy
         self._training_environment = training_environment
         self._evaluation_environment = evaluation_environment
+        # Environments built like the evaluation environment: with
+        # ``eval_seed``, evaluation episodes run as one vector over them.
+        self._evaluation_environment_copies = list(
+            evaluation_environment_copies)
         self._initial_exploration_policy = initial_exploration_policy
         self._n_epochs = int(n_epochs)
         self._epoch_length = int(epoch_length)
@@ -287,11 +292,28 @@ class RLAlgorithm:
         if self._evaluation_environment is None:
             return {}
         with self._policy.set_deterministic(self._eval_deterministic):
-            paths = rollouts(self._eval_n_episodes,
-                             self._evaluation_environment, self._policy,
-                             self._max_path_length, seed=self._eval_seed)
+            if self._eval_seed is not None and (
+                    self._evaluation_environment_copies):
+                paths = parallel_rollouts(
+                    self._evaluation_environments(), self._policy,
+                    self._max_path_length,
+                    self._eval_seed + np.arange(self._eval_n_episodes))
+            else:
+                paths = rollouts(self._eval_n_episodes,
+                                 self._evaluation_environment, self._policy,
+                                 self._max_path_length, seed=self._eval_seed)
         return path_statistics([p['return'] for p in paths],
                                [p['length'] for p in paths])
+
+    def _evaluation_environments(self):
+        """The evaluation environment and its copies, the copies with the
+        physical parameters a curriculum gave the first."""
+        values = self._evaluation_environment.get_physical_parameters()
+        for environment in self._evaluation_environment_copies:
+            if values:
+                environment.set_physical_parameters(values)
+        return [self._evaluation_environment,
+                *self._evaluation_environment_copies]
 
     def _diagnostics(self, training_stats, evaluation):
         diagnostics = {

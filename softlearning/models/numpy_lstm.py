@@ -11,7 +11,7 @@ this module must not import TensorFlow (sampler actors use it).
 
 import numpy as np
 
-from .numpy_mlp import NumpyMLP, dense_stack_shapes
+from .numpy_mlp import NumpyMLP, dense_stack_shapes, float64_copies
 
 
 def lstm_shapes(input_size, units):
@@ -41,14 +41,15 @@ class NumpyRecurrentNetwork:
 
     def set_weights(self, weights):
         weights = [np.asarray(w) for w in weights]
-        self._kernel, self._recurrent_kernel, self._bias = weights[:3]
+        self._weights = weights[:3]
+        self._kernel, self._recurrent_kernel, self._bias = float64_copies(
+            weights[:3])
         self._units = self._recurrent_kernel.shape[0]
         self._head = NumpyMLP(weights[3:], self._activation,
                               self._output_activation)
 
     def get_weights(self):
-        return [self._kernel, self._recurrent_kernel, self._bias,
-                *self._head.get_weights()]
+        return [*self._weights, *self._head.get_weights()]
 
     def initial_state(self, batch_size):
         zeros = np.zeros((batch_size, self._units), np.float32)
@@ -60,7 +61,9 @@ class NumpyRecurrentNetwork:
 
     def step(self, inputs, state=None):
         h, c = self.initial_state(len(inputs)) if state is None else state
-        z = inputs @ self._kernel + h @ self._recurrent_kernel + self._bias
+        z = (np.asarray(inputs, np.float64) @ self._kernel
+             + np.asarray(h, np.float64) @ self._recurrent_kernel
+             + self._bias)
         i, f, g, o = np.split(z, 4, axis=-1)
         c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
         h = _sigmoid(o) * np.tanh(c)

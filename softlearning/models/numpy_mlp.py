@@ -126,6 +126,17 @@ def _layers_of(weights):
     return layers
 
 
+def float64_copies(weights):
+    """The weights numpy networks compute with. Acting runs in float64 and
+    rounds the outputs to float32: BLAS's float32 kernels round differently
+    for a batch of observations than for one alone, and float64's
+    differences vanish in that rounding, so a row of a batch gets exactly
+    the actions it gets alone (evaluation episodes stepped as one vector
+    return what they return one by one). It costs nothing one notices at
+    acting's sizes."""
+    return [np.asarray(w, np.float64) for w in weights]
+
+
 class NumpyMLP:
     """A Dense stack from a flat [kernel, bias, kernel, bias, ...] list,
     with batch renormalization layers (in inference mode: running
@@ -140,13 +151,14 @@ class NumpyMLP:
         self.set_weights(weights)
 
     def set_weights(self, weights):
-        self._layers = _layers_of([np.asarray(w) for w in weights])
+        self._weights = [np.asarray(w) for w in weights]
+        self._layers = _layers_of(float64_copies(self._weights))
 
     def get_weights(self):
-        return [w for layer in self._layers for w in layer[1:]]
+        return list(self._weights)
 
     def __call__(self, inputs):
-        x = inputs
+        x = np.asarray(inputs, np.float64)
         for i, (kind, *weights) in enumerate(self._layers):
             if kind == 'norm':
                 gamma, beta, mean, variance, _ = weights
@@ -157,7 +169,7 @@ class NumpyMLP:
             x = x @ kernel + bias
             x = (self._output_activation(x) if i == len(self._layers) - 1
                  else self._activation(x))
-        return x
+        return x.astype(np.float32)
 
 
 class KerasMirror:

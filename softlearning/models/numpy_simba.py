@@ -15,7 +15,8 @@ kernel and bias.
 
 import numpy as np
 
-from .numpy_mlp import KerasMirror, StartsAtOne, numpy_activation
+from .numpy_mlp import (KerasMirror, StartsAtOne, float64_copies,
+                        numpy_activation)
 
 # The normalization's epsilon (as gymnasium's and SB3's running statistics)
 # and the LayerNorms' (as flax's, which SimBa's authors use).
@@ -83,14 +84,16 @@ class NumpySimba:
             raise ValueError(f"{len(weights)} arrays are not a SimBa "
                              f"network's weights")
         self._weights = weights
+        self._float64 = float64_copies(weights)
         self._n_blocks = n_blocks
 
     def get_weights(self):
         return list(self._weights)
 
     def __call__(self, inputs):
-        w = self._weights
-        x = normalize_observations(inputs, w[0], w[1])
+        w = self._float64
+        x = normalize_observations(np.asarray(inputs, np.float64), w[0],
+                                   w[1])
         x = x @ w[3] + w[4]
         for i in range(self._n_blocks):
             gamma, beta, k1, b1, k2, b2 = w[5 + N_BLOCK_WEIGHTS * i:
@@ -99,7 +102,7 @@ class NumpySimba:
             x = x + hidden @ k2 + b2
         gamma, beta, kernel, bias = w[-4:]
         return self._output_activation(layer_norm(x, gamma, beta) @ kernel
-                                       + bias)
+                                       + bias).astype(np.float32)
 
 
 class NumpySimbaMirror(KerasMirror, NumpySimba):

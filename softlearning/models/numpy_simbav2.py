@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from .numpy_mlp import KerasMirror, StartsAtOne, numpy_activation
+from .numpy_mlp import (KerasMirror, StartsAtOne, float64_copies,
+                        numpy_activation)
 from .numpy_simba import (EXPANSION, N_NORMALIZATION_WEIGHTS, block_width,
                           normalize_observations)
 
@@ -112,6 +113,7 @@ class NumpySimbaV2:
             raise ValueError(f"{len(weights)} arrays are not a SimbaV2 "
                              f"network's weights")
         self._weights = weights
+        self._float64 = float64_copies(weights)
         self._n_blocks, self._n_heads = n_blocks, n_heads
         self._scalers = scaler_settings(width, n_blocks)
 
@@ -119,8 +121,9 @@ class NumpySimbaV2:
         return list(self._weights)
 
     def __call__(self, inputs):
-        w, scalers = self._weights, self._scalers
-        x = normalize_observations(inputs, w[0], w[1])
+        w, scalers = self._float64, self._scalers
+        x = normalize_observations(np.asarray(inputs, np.float64), w[0],
+                                   w[1])
         shift = np.full(x.shape[:-1] + (1,), C_SHIFT, x.dtype)
         x = l2_normalize(np.concatenate([x, shift], axis=-1))
         x = l2_normalize(scaled(x @ w[3], w[4], scalers['embedding']))
@@ -141,7 +144,7 @@ class NumpySimbaV2:
             outputs.append(self._output_activation(
                 scaled(x @ kernel_1, scaler, scalers['output']) @ kernel_2
                 + bias))
-        return np.concatenate(outputs, axis=-1)
+        return np.concatenate(outputs, axis=-1).astype(np.float32)
 
 
 class NumpySimbaV2Mirror(KerasMirror, NumpySimbaV2):

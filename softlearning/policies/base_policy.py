@@ -48,6 +48,15 @@ class BasePolicy:
         and the state to pass with the next one (always None here)."""
         return self.action(observation), None
 
+    def step_batch(self, observations, states):
+        """``step`` for several running episodes at once (one environment
+        each, samplers stepping K environments): a batch of observations
+        (dict of (K, ...) arrays) and the K episodes' states -> actions (K,
+        |A|) and the K states to pass with their next observations. One
+        call, so the policy's cost is paid once per vector step; with K = 1
+        it draws what ``step`` draws."""
+        return self.actions_np(observations), [None] * len(states)
+
     def action(self, observation):
         """One observation dict (unbatched) -> one action (numpy)."""
         batched = {key: value[None] for key, value in observation.items()}

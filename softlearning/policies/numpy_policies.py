@@ -279,6 +279,19 @@ class RecurrentActing:
         outputs, state = self._acting_network.step(inputs, state)
         return self._actions_from_outputs(outputs)[0], state
 
+    def step_batch(self, observations, states):
+        """Each row's LSTM state is its own episode's; rows of episodes
+        that just started (None) begin from the zero state."""
+        inputs = concatenate_observations(
+            {key: np.asarray(value) for key, value in observations.items()},
+            self.observation_keys)
+        zero = self._acting_network.initial_state(1)
+        h, c = (np.concatenate(part) for part in zip(
+            *(zero if state is None else state for state in states)))
+        outputs, (h, c) = self._acting_network.step(inputs, (h, c))
+        return self._actions_from_outputs(outputs), [
+            (h[i:i + 1], c[i:i + 1]) for i in range(len(states))]
+
     # ``actions_np(observations)`` takes each observation as the first of an
     # episode (the zero state): for diagnostics, not for acting.
 

@@ -12,7 +12,7 @@ from .base_sampler import Sampler
 from .remote_sampler import RemoteSampler
 from .sampler_worker import SamplerWorker
 from .simple_sampler import SimpleSampler
-from .utils import path_statistics, rollout, rollouts
+from .utils import parallel_rollouts, path_statistics, rollout, rollouts
 
 SAMPLERS = {'SimpleSampler': SimpleSampler, 'RemoteSampler': RemoteSampler}
 
@@ -34,5 +34,6 @@ def get_from_variant(variant, **kwargs):
 
 
 __all__ = ['RemoteSampler', 'Sampler', 'SamplerWorker', 'SimpleSampler',
-           'get', 'get_from_variant', 'path_statistics', 'rollout',
+           'get', 'get_from_variant', 'parallel_rollouts', 'path_statistics',
+           'rollout',
            'rollouts']

@@ -77,9 +77,16 @@ class EpisodeStepper:
         when this step ended the episode, its (return, length), else None.
         ``terminated`` is true only for a true termination."""
         self.start_episode()
-        observation = self.observation
-        action, self.policy_state = policy.step(observation,
-                                                self.policy_state)
+        action, policy_state = policy.step(self.observation,
+                                           self.policy_state)
+        return self.take(action, policy_state)
+
+    def take(self, action, policy_state=None):
+        """The step of ``step`` after the policy acted: ``action`` in the
+        running episode (started by ``start_episode``), ``policy_state``
+        what the policy gave with it. Vector steppers call it after one
+        policy call for all their environments."""
+        observation, self.policy_state = self.observation, policy_state
         next_observation, reward, terminated, truncated, _ = (
             self.environment.step(action))
         non_finite.check_step(

@@ -1,4 +1,5 @@
-"""Parallel sampler: N Ray actors, each stepping its own environment copy.
+"""Parallel sampler: N Ray actors, each stepping its own environment copies
+(``envs_per_sampler`` of them, one by default).
 
 The learner keeps one ``RemoteSampler``; each of its actors runs a
 ``SamplerWorker`` (sampler_worker.py), and ``ActorPool`` (actor_pool.py)
@@ -37,6 +38,7 @@ from .actor_pool import ActorPool
 from .base_sampler import Sampler
 from .episode_stepper import COLLECTED_FIELDS
 from .sampler_worker import SamplerWorker  # noqa: F401 (older imports)
+from .vector_stepper import check_envs_per_sampler
 
 
 def split_steps(n_steps, n_actors):
@@ -53,7 +55,7 @@ class RemoteSampler(Sampler):
                  exploration_policy_params=None, seed=None,
                  store_last_n_paths=10, asynchronous=False,
                  actor_options=None, evaluation_environment_params=None,
-                 encoder_params=None):
+                 encoder_params=None, envs_per_sampler=1):
         if int(num_samplers) < 1:
             raise ValueError(f"num_samplers must be >= 1, got {num_samplers}")
         if environment_params is None or policy_params is None:
@@ -75,7 +77,8 @@ class RemoteSampler(Sampler):
              'exploration_policy_params': self._exploration_policy_params,
              'max_path_length': self._max_path_length,
              'evaluation_environment_params': evaluation_environment_params,
-             'encoder_params': encoder_params},
+             'encoder_params': encoder_params,
+             'envs_per_sampler': check_envs_per_sampler(envs_per_sampler)},
             seed=self._seed, cpus=sampler_cpus, actor_options=actor_options,
             # A request sent to a dead actor never comes back.
             on_replace=lambda index: self._pending.pop(index, None))
@@ -166,7 +169,9 @@ class RemoteSampler(Sampler):
         self._actor_pool.call_all('set_physical_parameters', values)
 
     def get_physical_parameters(self):
-        return self._actor_pool.call_all('get_physical_parameters')
+        return [values for actor_values in
+                self._actor_pool.call_all('get_physical_parameters')
+                for values in actor_values]
 
     # Sampling ----------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The body of a sampler actor: one environment and its policies.
+"""The body of a sampler actor: its environments and policies.
 
 A ``RemoteSampler`` runs one ``SamplerWorker`` per Ray actor. It builds its
 environment and policies from *params* (the variant's), never from pickled
@@ -11,24 +11,30 @@ render observations with OSMesa, which cannot share a process with
 TensorFlow (see softlearning/environments/rendering.py).
 """
 
-from .episode_stepper import EpisodeStepper, stack_transitions
+from .episode_stepper import stack_transitions
+from .vector_stepper import (VectorStepper, check_envs_per_sampler,
+                             single_stepper_state)
 from .utils import rollout
 
 
 class SamplerWorker:
-    """One environment and its policies; the body of a sampler actor."""
+    """``envs_per_sampler`` environments and their policies; the body of a
+    sampler actor."""
 
     def __init__(self, environment_params, policy_params,
                  exploration_policy_params, max_path_length, seed=None,
-                 evaluation_environment_params=None, encoder_params=None):
+                 evaluation_environment_params=None, encoder_params=None,
+                 envs_per_sampler=1):
         from softlearning import environments
         from softlearning.environments import rendering
         from softlearning.policies.numpy_policies import get_numpy_policy
         if rendering.renders_observations(environment_params):
             # Before the simulator's import, which reads MUJOCO_GL.
             rendering.configure_offscreen_rendering()
-        self.environment = environments.get_environment_from_params(
-            environment_params)
+        self.environments = [
+            environments.get_environment_from_params(environment_params)
+            for _ in range(check_envs_per_sampler(envs_per_sampler))]
+        self.environment = self.environments[0]
         self.policies = {
             'policy': get_numpy_policy(policy_params, self.environment,
                                        seed=seed,
@@ -41,8 +47,8 @@ class SamplerWorker:
         self._evaluation_environment_params = evaluation_environment_params
         self._evaluation_environment = None
         self._max_path_length = int(max_path_length)
-        self._stepper = EpisodeStepper(self.environment, max_path_length,
-                                       seed=seed)
+        self._stepper = VectorStepper(self.environments, max_path_length,
+                                      seed=seed)
         self._seed = seed
         self._weights_version = -1
 
@@ -56,10 +62,12 @@ class SamplerWorker:
         return self.policies['policy'].get_weights()
 
     def set_physical_parameters(self, values):
-        self._stepper.physical_parameters.set(values)
+        self._stepper.set_physical_parameters(values)
 
     def get_physical_parameters(self):
-        return self.environment.get_physical_parameters()
+        """One dict per environment."""
+        return [environment.get_physical_parameters()
+                for environment in self.environments]
 
     def get_seed(self):
         return self._seed
@@ -67,30 +75,34 @@ class SamplerWorker:
     # Checkpoint state --------------------------------------------------------
 
     def get_state(self):
-        """The running episode (observation, counters, the simulator's state
-        where it can save one, a recurrent policy's LSTM state) and the
-        policies' random states."""
-        return {'stepper': self._stepper.get_state(),
+        """Every environment's running episode (observation, counters, the
+        simulator's state where it can save one, a recurrent policy's LSTM
+        state) and the policies' random states."""
+        return {'vector': self._stepper.get_state(),
                 'np_random': {name: policy.get_np_random_state()
                               for name, policy in self.policies.items()}}
 
     def set_state(self, state):
         for name, random_state in state['np_random'].items():
             self.policies[name].set_np_random_state(random_state)
-        return self._stepper.set_state(state['stepper'])
+        vector = state.get('vector')
+        if vector is None:  # checkpoints of one environment per actor
+            vector = single_stepper_state(state['stepper'])
+        return all(self._stepper.set_state(vector))
 
     # Collection ------------------------------------------------------------
 
     def sample(self, n_steps, policy_name='policy', weights=None,
                version=None):
-        """Takes ``n_steps`` steps; returns the transitions as one batch
-        plus the returns/lengths of the paths that finished."""
+        """Takes ``n_steps`` steps over the actor's environments; returns
+        the transitions as one batch (each environment's in order) plus the
+        returns/lengths of the paths that finished."""
         if weights is not None:
             self.set_weights(weights, version)
-        policy = self.policies[policy_name]
+        steps = self._stepper.step(self.policies[policy_name], n_steps)
         transitions, returns, lengths = [], [], []
-        for _ in range(n_steps):
-            transition, finished = self._stepper.step(policy)
+        for transition, finished in (step for environment_steps in steps
+                                     for step in environment_steps):
             transitions.append(transition)
             if finished is not None:
                 returns.append(finished[0])

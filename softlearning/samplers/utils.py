@@ -5,6 +5,7 @@ import collections
 import numpy as np
 
 from .episode_stepper import PATH_FIELDS, EpisodeStepper, stack_transitions
+from .vector_stepper import single_threaded_blas, step_together
 
 STATISTIC_KEYS = ('return-mean', 'return-min', 'return-max', 'return-std',
                   'episode-length-mean', 'episode-length-min',
@@ -98,3 +99,32 @@ def rollouts(n_paths, environment, policy, path_length, render_kwargs=None,
     return [rollout(environment, policy, path_length, render_kwargs,
                     seed=None if seed is None else seed + i)
             for i in range(n_paths)]
+
+
+def parallel_rollouts(environments, policy, path_length, seeds):
+    """The episodes ``rollouts`` runs from reset seeds ``seeds`` (episode i
+    on seed ``seeds[i]``), stepped as one vector over ``environments`` (as
+    many episodes at a time as there are environments), one policy call per
+    step for all running episodes. The paths are those of ``rollouts``, in
+    the same order; with a deterministic policy, the same to the last digit
+    (numpy networks act in float64, models/numpy_mlp.py)."""
+    single_threaded_blas()
+    paths = []
+    for start in range(0, len(seeds), len(environments)):
+        steppers = [EpisodeStepper(environment, path_length, seed=int(seed))
+                    for environment, seed in zip(
+                        environments, seeds[start:start + len(environments)])]
+        transitions = [[] for _ in steppers]
+        finished = [None] * len(steppers)
+        while any(episode is None for episode in finished):
+            running = [i for i, episode in enumerate(finished)
+                       if episode is None]
+            for i, (transition, finished[i]) in zip(running, step_together(
+                    [steppers[i] for i in running], policy)):
+                transitions[i].append(transition)
+        for episode_transitions, (path_return, length) in zip(transitions,
+                                                              finished):
+            path = stack_transitions(episode_transitions, PATH_FIELDS)
+            path['return'], path['length'] = float(path_return), length
+            paths.append(path)
+    return paths

@@ -22,7 +22,8 @@ from softlearning.utils.signatures import (
 # What the trainable (build.py) passes to each family's constructor itself.
 SUPPLIED_BY_RUNNER = {
     'algorithm_params': {
-        'training_environment', 'evaluation_environment', 'policy',
+        'training_environment', 'evaluation_environment',
+        'evaluation_environment_copies', 'policy',
         'initial_exploration_policy', 'Qs', 'pool', 'sampler',
         'iteration_callbacks', 'seed'},
     'policy_params': {'observation_shapes', 'action_shape', 'seed',
@@ -31,7 +32,7 @@ SUPPLIED_BY_RUNNER = {
                                   'seed'},
     'Q_params': {'observation_shapes', 'action_shape', 'name', 'encoder'},
     'replay_pool_params': {'observation_shapes', 'action_shape', 'seed'},
-    'sampler_params': {'seed'},
+    'sampler_params': {'seed', 'environment_params'},
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any, Optional
 class Components:
     training_environment: Any
     evaluation_environment: Optional[Any]
+    evaluation_environment_copies: list
     policy: Any
     initial_exploration_policy: Any
     Qs: tuple
@@ -43,6 +44,9 @@ def build_components(variant, seed):
         # evaluation episodes on the sampler actors instead.
         evaluation_environment.reset(seed=seed + 2)
 
+    evaluation_environment_copies = _evaluation_copies(
+        variant, evaluation_environment)
+
     # Pixel agents: one convolutional encoder, trained by the Q-functions
     # and read by the policy (models/conv_encoder.py).
     encoder = get_encoder(variant.get('encoder_params'),
@@ -67,6 +71,7 @@ def build_components(variant, seed):
         variant['algorithm_params'],
         training_environment=training_environment,
         evaluation_environment=evaluation_environment,
+        evaluation_environment_copies=evaluation_environment_copies,
         policy=policy,
         initial_exploration_policy=initial_exploration_policy,
         Qs=Qs,
@@ -74,6 +79,25 @@ def build_components(variant, seed):
         sampler=sampler,
         iteration_callbacks=[schedule] if schedule else [],
         seed=seed)
-    return Components(training_environment, evaluation_environment, policy,
+    return Components(training_environment, evaluation_environment,
+                      evaluation_environment_copies, policy,
                       initial_exploration_policy, Qs, pool, sampler,
                       schedule, algorithm)
+
+
+def _evaluation_copies(variant, evaluation_environment):
+    """Copies of the evaluation environment, one per evaluation episode but
+    the first, where the episodes start from fixed seeds (``eval_seed``, the
+    benchmarks' protocol): the algorithm steps them as one vector
+    (samplers.parallel_rollouts). None where the sampler actors evaluate
+    (environments that render) or the episodes go on from the environment's
+    own random state."""
+    from softlearning.environments import get_environment_from_params
+    from softlearning.environments.rendering import renders_observations
+    config = variant['algorithm_params']['config']
+    params = variant['environment_params'].get('evaluation')
+    if (evaluation_environment is None or config.get('eval_seed') is None
+            or renders_observations(params)):
+        return []
+    return [get_environment_from_params(params)
+            for _ in range(int(config.get('eval_n_episodes', 1)) - 1)]

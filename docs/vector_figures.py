@@ -1,0 +1,111 @@
+"""The figures of K environments per sampler, generated from the committed
+measurements under ``benchmarks/results/vector/``:
+
+- ``vector-collection``: collection-only environment steps per second on
+  one core for each K, and evaluation episodes one after another against
+  one vector (``benchmarks/vector_collection.py``);
+- ``vector-actors``: sampler actors with K environments each against one
+  each (``benchmarks/vector_actors.py``);
+- ``vector-end-to-end``: training steps per second of each agent with
+  K = 1 and its best K (``benchmarks/throughput.py --envs-per-sampler``,
+  one JSON line per run in ``end_to_end.jsonl``).
+
+A file that is not there yet gives a line saying so, not a table.
+"""
+
+import json
+import os
+
+DOCS = os.path.dirname(os.path.abspath(__file__))
+VECTOR = os.path.join(os.path.dirname(DOCS), 'benchmarks', 'results',
+                      'vector')
+
+
+def _load(name):
+    path = os.path.join(VECTOR, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as file:
+        if name.endswith('.jsonl'):
+            return [json.loads(line) for line in file if line.strip()]
+        return json.load(file)
+
+
+def _missing(name):
+    return (f"*Not measured yet: `benchmarks/results/vector/{name}` is not "
+            "committed.*")
+
+
+def _table(header, rows):
+    lines = ['| ' + ' | '.join(header) + ' |',
+             '| ' + ' | '.join(['---'] + ['---:'] * (len(header) - 1)) + ' |']
+    lines += ['| ' + ' | '.join(str(cell) for cell in row) + ' |'
+              for row in rows]
+    return '\n'.join(lines)
+
+
+def collection(here=''):
+    result = _load('collection.json')
+    if result is None:
+        return _missing('collection.json')
+    steps = result['collection_steps_per_second']
+    speed_up = result['collection_speed-up']
+    rows = [(k, f'{value:,.0f}', f'{speed_up[k]:.2f}x')
+            for k, value in steps.items()]
+    evaluation = result['evaluation']
+    seconds = evaluation['seconds']
+    same = ('the same returns to the last digit'
+            if evaluation['same_returns'] else 'DIFFERENT returns')
+    return (f"{result['environment']}, policy {result['policy']}, one core of "
+            f"{result['cpu']}; {result['collection_steps']:,} steps per K.\n\n"
+            + _table(('K', 'steps/s', 'against K = 1'), rows)
+            + f"\n\nEvaluation, {evaluation['episodes']} episodes of "
+            f"{evaluation['steps_per_episode']:,} steps from fixed seeds: "
+            f"{seconds['serial']:.1f} s one after another, "
+            f"{seconds['parallel']:.1f} s as one vector "
+            f"({evaluation['speed-up']:.2f}x), with {same}.")
+
+
+def actors(here=''):
+    result = _load('actors.json')
+    if result is None:
+        return _missing('actors.json')
+    steps = result['steps_per_second']
+    base = steps[min(steps, key=int)]
+    rows = [(f"{result['num_samplers']} x {k}", f'{value:,.0f}',
+             f'{value / base:.2f}x') for k, value in steps.items()]
+    return (f"{result['num_samplers']} sampler actors on {result['nodes']} "
+            f"Ray node(s) ({result['cluster']}), {result['environment']}, "
+            f"policy {result['policy']}, {result['cpu']}.\n\n"
+            + _table(('actors x K', 'steps/s', 'against K = 1'), rows))
+
+
+def end_to_end(here=''):
+    records = _load('end_to_end.jsonl')
+    if records is None:
+        return _missing('end_to_end.jsonl')
+    by_agent = {}
+    for record in records:
+        agent = record['benchmark'].replace('_throughput', '')
+        by_agent.setdefault(agent, {})[record['envs_per_sampler']] = record
+    rows = []
+    for agent, runs in by_agent.items():
+        single = runs.get(1)
+        best_k = max(runs, key=lambda k: runs[k]['env_steps_per_s'])
+        best = runs[best_k]
+        rows.append((agent, f"{single['env_steps_per_s']:,.0f}"
+                     if single else '-', best_k,
+                     f"{best['env_steps_per_s']:,.0f}",
+                     f"{best['env_steps_per_s'] / single['env_steps_per_s']:.2f}x"
+                     if single else '-'))
+    cpu = records[0]['cpu']
+    return (f"HalfCheetah-v5, one update per environment step, {cpu}.\n\n"
+            + _table(('agent', 'K = 1 steps/s', 'best K', 'steps/s',
+                      'against K = 1'), rows))
+
+
+GENERATORS = {
+    'vector-collection': collection,
+    'vector-actors': actors,
+    'vector-end-to-end': end_to_end,
+}
