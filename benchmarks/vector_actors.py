@@ -15,26 +15,17 @@ This process never imports TensorFlow. Writes one JSON file and prints it.
 """
 
 import argparse
-import json
 import os
-import time
 
 from softlearning.utils.machine import cpu_model
-
-ENVIRONMENT = {'universe': 'gym', 'domain': 'HalfCheetah', 'task': 'v5'}
-POLICY = {'class_name': 'FeedforwardGaussianPolicy',
-          'config': {'hidden_layer_sizes': (256, 256)}}
-CALL_STEPS = 1000
+# (benchmarks/, beside this file) The same environment, policy and collect
+# calls as the in-process measurement.
+from vector_collection import ENVIRONMENT, POLICY, steps_per_second, write
 
 
 def measure(num_samplers, k, n_steps):
-    from softlearning import environments, replay_pools, samplers
-    from softlearning.policies.numpy_policies import get_numpy_policy
+    from softlearning import environments, samplers
     environment = environments.get_environment_from_params(ENVIRONMENT)
-    policy = get_numpy_policy(POLICY, environment, seed=0)
-    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
-                             'config': {'max_size': n_steps + CALL_STEPS}},
-                            environment)
     sampler = samplers.get_from_variant({
         'environment_params': {'training': ENVIRONMENT},
         'policy_params': POLICY,
@@ -44,14 +35,7 @@ def measure(num_samplers, k, n_steps):
             # Spread over the cluster's nodes.
             'actor_options': {'scheduling_strategy': 'SPREAD'}}},
     }, seed=0)
-    sampler.initialize(environment, policy, pool)
-    sampler.sample(CALL_STEPS)  # actors up, every environment reset
-    start = time.perf_counter()
-    for _ in range(n_steps // CALL_STEPS):
-        sampler.sample(CALL_STEPS)
-    seconds = time.perf_counter() - start
-    sampler.close()
-    return round(n_steps // CALL_STEPS * CALL_STEPS / seconds, 1)
+    return steps_per_second(sampler, environment, n_steps)
 
 
 def main():
@@ -88,11 +72,7 @@ def main():
                   flush=True)
     finally:
         ray.shutdown()
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    with open(args.output, 'w') as file:
-        json.dump(result, file, indent=1)
-        file.write('\n')
-    print(json.dumps(result, indent=1))
+    write(result, args.output)
 
 
 if __name__ == '__main__':

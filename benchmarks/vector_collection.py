@@ -39,17 +39,24 @@ def policy_for(environment, seed=0):
 
 
 def collection(k, n_steps):
-    from softlearning import environments, replay_pools, samplers
+    from softlearning import environments, samplers
     environment = environments.get_environment_from_params(ENVIRONMENT)
-    policy = policy_for(environment)
-    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
-                             'config': {'max_size': n_steps + CALL_STEPS}},
-                            environment)
     sampler = samplers.SimpleSampler(
         max_path_length=PATH_LENGTH, seed=0, envs_per_sampler=k,
         environment_params=ENVIRONMENT)
-    sampler.initialize(environment, policy, pool)
-    sampler.sample(CALL_STEPS)  # every environment reset once
+    return steps_per_second(sampler, environment, n_steps)
+
+
+def steps_per_second(sampler, environment, n_steps):
+    """``sampler``'s collection rate with SAC's policy into a replay pool,
+    after a first call that starts it (actors up, every environment
+    reset)."""
+    from softlearning import replay_pools
+    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
+                             'config': {'max_size': n_steps + CALL_STEPS}},
+                            environment)
+    sampler.initialize(environment, policy_for(environment), pool)
+    sampler.sample(CALL_STEPS)
     start = time.perf_counter()
     for _ in range(n_steps // CALL_STEPS):
         sampler.sample(CALL_STEPS)
@@ -108,8 +115,13 @@ def main():
         k: round(value / base, 2)
         for k, value in result['collection_steps_per_second'].items()}
     result['evaluation'] = evaluation(args.episodes)
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    with open(args.output, 'w') as file:
+    write(result, args.output)
+
+
+def write(result, path):
+    """The result as a JSON file (its folder made), and printed."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, 'w') as file:
         json.dump(result, file, indent=1)
         file.write('\n')
     print(json.dumps(result, indent=1))
