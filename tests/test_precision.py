@@ -1,15 +1,18 @@
 """--precision bfloat16 (algorithms/precision.py, models/precision.py): the
 machine check on fake /proc/cpuinfo texts (refused and accepted), the
-refusal through the real command on a machine without BF16, the option
-through the variant, and, with the expert override, bfloat16 updates of
-every registered algorithm: float32 weights and optimizer slots, matrix
-products in bfloat16, losses close to float32's on the same minibatch, a
-checkpoint that resumes exactly and whose policy loads as float32."""
+refusal through the real command (and the benchmark script) on a machine
+without BF16, the option through the variant, and, with the expert
+override, bfloat16 updates of every registered algorithm: float32 weights
+and optimizer slots, matrix products in bfloat16, losses close to
+float32's on the same minibatch, a checkpoint that resumes exactly and
+whose policy loads as float32."""
 
 import contextlib
 import copy
 import math
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -20,7 +23,8 @@ from algorithm_helpers import (as_tensors, assign_values,
                                make_algorithm, values_of)
 from checkpoint_helpers import (assert_resume_is_exact, make_runner,
                                 tiny_variant)
-from conftest import assert_one_line_error, run_cli
+from conftest import (FAKE_TENSORFLOW_STARTUP, REPO_ROOT,
+                      TENSORFLOW_IMPORTED, assert_one_line_error, run_cli)
 from softlearning import algorithms
 from softlearning.algorithms.fused_updates import batch_signature
 from softlearning.algorithms.precision import (
@@ -99,6 +103,24 @@ def test_the_command_refuses_bfloat16_here_before_ray_and_tensorflow(
     assert_one_line_error(result, REFUSAL)
     # Ray writes its session folder under TMPDIR as it starts.
     assert not (tmp_path / 'ray').exists()
+
+
+def test_the_benchmark_refuses_bfloat16_here_before_tensorflow():
+    environ = {key: value for key, value in os.environ.items()
+               if key != ALLOW_ENV}
+    if machine_refusal(environ=environ) is None:
+        pytest.skip('this machine multiplies bfloat16 natively')
+    environ['PYTHONPATH'] = os.pathsep.join([FAKE_TENSORFLOW_STARTUP,
+                                             REPO_ROOT])
+    result = subprocess.run(
+        [sys.executable, 'benchmarks/precision_update.py', '--widths', '8'],
+        cwd=REPO_ROOT, env=environ, capture_output=True, text=True,
+        timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        'precision_update.py: error: '
+        + REFUSAL.replace('--precision bfloat16', 'bfloat16 updates')]
+    assert TENSORFLOW_IMPORTED not in result.stderr
 
 
 # The option, through the variant ------------------------------------------
