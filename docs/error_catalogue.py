@@ -78,6 +78,9 @@ class Entry:
     files: dict = field(default_factory=dict)
     # A function of the folder, run after the files are written.
     setup: Optional[Callable] = None
+    # A context manager (a function returning one) the command runs in:
+    # the machine it describes, where the message depends on the machine.
+    machine: Optional[Callable] = None
     # What the line starts with (a results command names itself).
     prefix: str = PREFIX
 
@@ -106,6 +109,25 @@ def _checkpoint(folder, name='trial/checkpoint_000001', corrupt=False,
 
 
 RUN = 'softlearning run_example_local examples.development'
+
+
+@contextlib.contextmanager
+def _cpu_without_bfloat16():
+    """This machine as one whose CPU has neither AVX512_BF16 nor AMX-BF16
+    (an AMD EPYC with AVX2), with no GPU and no override: the refusal shows
+    on any machine."""
+    from unittest import mock
+
+    from softlearning.algorithms.precision import ALLOW_ENV
+    from softlearning.utils import machine
+    cpuinfo = 'model name\t: AMD EPYC\nflags\t\t: fpu sse2 avx avx2 fma\n'
+    environ = {key: value for key, value in os.environ.items()
+               if key != ALLOW_ENV}
+    with mock.patch.object(machine, 'read_cpuinfo', lambda: cpuinfo), \
+            mock.patch.object(machine, 'nvidia_gpu_visible',
+                              lambda **_: False), \
+            mock.patch.dict(os.environ, environ, clear=True):
+        yield
 
 
 def _hopper_variant():
@@ -235,6 +257,18 @@ ENTRIES = [
           "agents: --network mlp).",
           'SimBa and SimbaV2 networks are feedforward networks over states.',
           'Use `--network mlp` with `--policy recurrent` or `--observation pixels`.'),
+    Entry('algorithms', 'bfloat16 on a CPU that would emulate it',
+          f'{RUN} --precision bfloat16',
+          '--precision bfloat16: this CPU has neither AVX512_BF16 nor AMX-BF16 (flags '
+          'read from /proc/cpuinfo) and no GPU is visible; bfloat16 matmuls would be '
+          'emulated and slower than float32. Valid choices here: float32 (or set '
+          'SOFTLEARNING_ALLOW_BFLOAT16=1 to run it emulated).',
+          'bfloat16 mixed precision pays only where the hardware multiplies bfloat16 '
+          '(AVX512_BF16, AMX-BF16, a GPU); elsewhere each product goes through '
+          'float32 conversions ([precision](precision.md)).',
+          'Leave `--precision` out (float32). To run the bfloat16 code path anyway '
+          '(tests, a CPU the check does not know), set `SOFTLEARNING_ALLOW_BFLOAT16=1`.',
+          machine=_cpu_without_bfloat16),
     Entry('algorithms', 'n-step returns with a recurrent agent',
           f'{RUN} --policy recurrent --n-step 3',
           "--n-step 3 needs transitions from a SimpleReplayPool; this agent's pool is "
@@ -746,7 +780,8 @@ def run_entry(entry, folder):
     os.chdir(folder)
     try:
         with contextlib.redirect_stdout(stdout), \
-                contextlib.redirect_stderr(stderr):
+                contextlib.redirect_stderr(stderr), \
+                (entry.machine or contextlib.nullcontext)():
             try:
                 code = main(argv[1:])
             except SystemExit as exit:

@@ -18,18 +18,21 @@ POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
 
 def make_algorithm(class_name, seed=0, pool_size=2000,
                    Q_class='double_feedforward_Q_function', Q_config=None,
-                   policy_config=None, **config):
+                   policy_config=None, precision='float32', **config):
     """(algorithm, env, policy, pool, sampler, uniform policy);
-    ``Q_config`` and ``policy_config`` add to the networks' config."""
+    ``Q_config`` and ``policy_config`` add to the networks' config;
+    ``precision``: the update's, which the networks are built with (as
+    the trainable builds them)."""
     set_seed(seed)
     env = environments.get_environment('gym', 'Pendulum', 'v1')
     policy = policies.get({'class_name': POLICY_CLASSES[class_name],
                            'config': {'hidden_layer_sizes': (16, 16),
                                       **(policy_config or {})}},
-                          env, seed=seed)
+                          env, seed=seed, precision=precision)
     Qs = value_functions.get({'class_name': Q_class,
                               'config': {'hidden_layer_sizes': (16, 16),
-                                         **(Q_config or {})}}, env)
+                                         **(Q_config or {})}}, env,
+                             precision=precision)
     pool = replay_pools.get({'class_name': 'SimpleReplayPool',
                              'config': {'max_size': pool_size}}, env, seed=seed)
     sampler = samplers.get({'class_name': 'SimpleSampler',
@@ -38,7 +41,7 @@ def make_algorithm(class_name, seed=0, pool_size=2000,
     uniform = policies.get({'class_name': 'UniformPolicy'}, env, seed=seed + 1)
     params = {'n_epochs': 2, 'epoch_length': 200, 'batch_size': 32,
               'n_initial_exploration_steps': 100, 'eval_n_episodes': 1,
-              'max_path_length': 200, **config}
+              'max_path_length': 200, 'precision': precision, **config}
     algorithm = algorithms.get({'class_name': class_name, 'config': params},
                                training_environment=env,
                                evaluation_environment=env, policy=policy,

@@ -33,7 +33,9 @@ module, so a new feature adds a part and not a branch here:
 - the minibatch augmentation (augmentation.py: pixel agents' random shifts);
 - the learning-rate schedule (learning_rate_decay.py);
 - the reward scale of the targets (reward_normalization.py);
-- the XLA switch (compilation.py).
+- the XLA switch (compilation.py);
+- the precision, float32 or bfloat16 mixed precision (precision.py): the
+  networks compute in it, the update's losses and state stay float32.
 
 Weight projections need nothing here: a network whose weights must stay on
 a set (SimbaV2's unit-norm kernels, models/simbav2.py) gives them a Keras
@@ -86,6 +88,7 @@ from .critic_heads import critic_head
 from .discounts import resolve_discount
 from .learning_rate_decay import learning_rate_schedule, run_updates
 from .observation_statistics import ObservationStatistics
+from .precision import check_networks
 from .reward_normalization import RewardScale
 from .rl_algorithm import RLAlgorithm
 from .target_networks import target_copies, unique_variables, update_targets
@@ -128,6 +131,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                  adam_beta1=0.9,
                  reward_normalization=None,
                  lr_decay_to=None,
+                 precision='float32',
                  seed=None,
                  **kwargs):
         """``augmentation_pad``: pixel agents' random-shift augmentation
@@ -139,12 +143,19 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         decay of every learning rate to this fraction of its initial value
         over the run's updates (learning_rate_decay.py); None for none.
         ``jit_compile``: the fused update compiled with XLA; 'auto' where
-        this machine runs it faster (compilation.py)."""
+        this machine runs it faster (compilation.py). ``precision``:
+        'float32', or 'bfloat16' mixed precision (precision.py), which the
+        policy and Q-functions must have been built with."""
         super().__init__(pool=pool, policy=policy,
                          training_environment=training_environment,
                          **kwargs)
         self._Qs = tuple(Qs)
         algorithm = type(self).__name__
+        self._precision = check_networks(precision, {
+            'policy': self._policy.model,
+            **{f'Q{i}': Q.model for i, Q in enumerate(self._Qs)},
+            **({} if self._Qs[0].encoder is None
+               else {'encoder': self._Qs[0].encoder.model})}, algorithm)
         self._critic_head = critic_head(self._Qs, algorithm,
                                         self.categorical_critics)
         self._Q_targets = target_copies(self._Qs, algorithm,
@@ -192,7 +203,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             self._fused_updates_impl,
             input_signature=[batch_signature(pool)],
             jit_compile=resolve_jit_compile(jit_compile, dropout=any(
-                getattr(Q, 'dropout_rate', 0) for Q in self._Qs)),
+                getattr(Q, 'dropout_rate', 0) for Q in self._Qs),
+                precision=self._precision),
             reduce_retracing=True, autograph=False)
 
     def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):

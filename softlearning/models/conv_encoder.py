@@ -10,6 +10,9 @@ Q-functions. The critic's loss trains it; the policy reads its features
 through ``tf.stop_gradient``, so the policy's loss never updates it, and the
 policy's optimizer does not hold it. The target Q-functions have their own
 copy (``clone``), Polyak-averaged with the rest of the target networks.
+Under ``precision='bfloat16'`` (models/precision.py) the convolutions and
+the Dense layer compute in bfloat16, the final LayerNorm in float32: the
+features the critics and the policy read are float32.
 """
 
 import numpy as np
@@ -18,6 +21,8 @@ import tf_keras as keras
 
 from .numpy_conv import (NumpyConvEncoder, check_pixel_key, encoded_size,
                          encoder_config)
+from .precision import (DEFAULT_PRECISION, check_precision, compute_dtype,
+                        output_dtype)
 
 
 # The key of observations that hold an encoder's features (``encoded``).
@@ -25,15 +30,17 @@ ENCODED = 'encoded'
 
 
 def conv_image_model(image_shape, filters, strides, kernel_size,
-                     feature_size, name='conv_encoder'):
+                     feature_size, name='conv_encoder',
+                     precision=DEFAULT_PRECISION):
+    dtype = compute_dtype(precision)
     images = keras.Input(image_shape, dtype=tf.uint8, name='images')
     x = tf.cast(images, tf.float32) / 255.0
     for n_filters, stride in zip(filters, strides):
         x = keras.layers.Conv2D(n_filters, kernel_size, strides=stride,
-                                activation='relu')(x)
-    x = keras.layers.Flatten()(x)
-    x = keras.layers.Dense(feature_size)(x)
-    x = keras.layers.LayerNormalization()(x)
+                                activation='relu', dtype=dtype)(x)
+    x = keras.layers.Flatten(dtype=dtype)(x)
+    x = keras.layers.Dense(feature_size, dtype=dtype)(x)
+    x = keras.layers.LayerNormalization(dtype=output_dtype(precision))(x)
     return keras.Model(images, tf.tanh(x), name=name)
 
 
@@ -41,8 +48,11 @@ class ConvEncoder:
     """Observation dict -> (B, feature_size + other keys) tensor."""
 
     def __init__(self, observation_shapes, observation_keys=None,
-                 name='encoder', **config):
+                 name='encoder', precision=DEFAULT_PRECISION, **config):
+        """``precision``: what its layers compute in
+        (models/precision.py)."""
         self.config = encoder_config(config)
+        self.precision = check_precision(precision)
         check_pixel_key(observation_shapes, self.config)
         self.observation_shapes = dict(observation_shapes)
         self.observation_keys = tuple(observation_keys or observation_shapes)
@@ -55,7 +65,7 @@ class ConvEncoder:
             tuple(observation_shapes[self.config['pixel_key']]),
             self.config['filters'], self.config['strides'],
             self.config['kernel_size'], self.config['feature_size'],
-            name=name)
+            name=name, precision=self.precision)
 
     @staticmethod
     def encoded(features):
@@ -72,7 +82,8 @@ class ConvEncoder:
 
     def clone(self, name=None):
         copy = ConvEncoder(self.observation_shapes, self.observation_keys,
-                           name=name or f'{self.name}_target', **self.config)
+                           name=name or f'{self.name}_target',
+                           precision=self.precision, **self.config)
         copy.set_weights(self.get_weights())
         return copy
 
@@ -93,13 +104,15 @@ class ConvEncoder:
         self.model.set_weights([np.asarray(w) for w in weights])
 
 
-def get_encoder(params, observation_shapes, observation_keys=None):
+def get_encoder(params, observation_shapes, observation_keys=None,
+                precision=DEFAULT_PRECISION):
     """The encoder of a variant's ``encoder_params`` ({'class_name':
-    'ConvEncoder', 'config': {...}}), or None without them."""
+    'ConvEncoder', 'config': {...}}), or None without them; ``precision``:
+    the update's (algorithm_params.config.precision)."""
     if not params:
         return None
     if params.get('class_name', 'ConvEncoder') != 'ConvEncoder':
         raise ValueError(f"Unknown encoder '{params['class_name']}'; valid: "
                          "ConvEncoder")
     return ConvEncoder(observation_shapes, observation_keys,
-                       **params.get('config', {}))
+                       precision=precision, **params.get('config', {}))

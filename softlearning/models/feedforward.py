@@ -9,6 +9,7 @@ from .batch_renorm import BatchRenormalization
 from .numpy_mlp import (DEFAULT_KERNEL_INITIALIZER,  # noqa: F401
                         NUMPY_ACTIVATIONS, NumpyMirror, flat_size,
                         layer_weights, set_layer_weights)
+from .precision import DEFAULT_PRECISION, compute_dtype, output_dtype
 
 
 def batch_renorm_options(batch_renorm):
@@ -20,21 +21,26 @@ def batch_renorm_options(batch_renorm):
 
 
 def _hidden_layers(units, activation, layer_norm, batch_renorm,
-                   kernel_initializer):
+                   kernel_initializer, precision):
     """Dense -> activation, or with ``layer_norm`` Dense -> LayerNorm ->
     activation (DroQ's critics; dropout goes after the Dense, see
     ``apply_with_dropout``); with ``batch_renorm`` (CrossQ's) a batch
-    renormalization layer after the activation."""
+    renormalization layer after the activation (its running statistics in
+    float32 under any ``precision``, models/precision.py)."""
+    dtype = compute_dtype(precision)
     if not layer_norm:
         layers = [keras.layers.Dense(units, activation=activation,
-                                     kernel_initializer=kernel_initializer)]
+                                     kernel_initializer=kernel_initializer,
+                                     dtype=dtype)]
     else:
         layers = [keras.layers.Dense(units,
-                                     kernel_initializer=kernel_initializer),
-                  keras.layers.LayerNormalization(),
-                  keras.layers.Activation(activation)]
+                                     kernel_initializer=kernel_initializer,
+                                     dtype=dtype),
+                  keras.layers.LayerNormalization(dtype=dtype),
+                  keras.layers.Activation(activation, dtype=dtype)]
     if batch_renorm is not None:
-        layers.append(BatchRenormalization(**batch_renorm))
+        layers.append(BatchRenormalization(**batch_renorm,
+                                           dtype=output_dtype(precision)))
     return layers
 
 
@@ -42,23 +48,29 @@ def feedforward_model(input_size, hidden_layer_sizes, output_size,
                       activation='relu', output_activation='linear',
                       name='feedforward_model', layer_norm=False,
                       batch_renorm=None,
-                      kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
+                      kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
+                      precision=DEFAULT_PRECISION):
     """A Dense stack. ``batch_renorm`` (True or BatchRenormalization's
     options): CrossQ's network, which also normalizes its input; call the
     model with ``training=True`` where the minibatch's statistics are to be
     used and the running ones updated (inference mode otherwise).
     ``kernel_initializer``: every Dense layer's (models/numpy_mlp.py's
-    KERNEL_INITIALIZERS); biases start at zero."""
+    KERNEL_INITIALIZERS); biases start at zero. ``precision``: what the
+    hidden layers compute in (models/precision.py); the outputs are
+    float32."""
     batch_renorm = batch_renorm_options(batch_renorm)
     input_layers = ([] if batch_renorm is None
-                    else [BatchRenormalization(**batch_renorm)])
+                    else [BatchRenormalization(
+                        **batch_renorm, dtype=output_dtype(precision))])
     model = keras.Sequential(
         input_layers
         + [layer for units in hidden_layer_sizes
            for layer in _hidden_layers(units, activation, layer_norm,
-                                       batch_renorm, kernel_initializer)]
+                                       batch_renorm, kernel_initializer,
+                                       precision)]
         + [keras.layers.Dense(output_size, activation=output_activation,
-                              kernel_initializer=kernel_initializer)],
+                              kernel_initializer=kernel_initializer,
+                              dtype=output_dtype(precision))],
         name=name)
     model.build((None, input_size))
     return model

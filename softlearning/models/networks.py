@@ -13,6 +13,7 @@ from .numpy_mlp import (DEFAULT_KERNEL_INITIALIZER, KERNEL_INITIALIZERS,
                         NumpyMirror, NumpyMLP, dense_stack_shapes)
 from .numpy_simba import NumpySimba, NumpySimbaMirror, simba_shapes
 from .numpy_simbav2 import NumpySimbaV2, NumpySimbaV2Mirror, simbav2_shapes
+from .precision import DEFAULT_PRECISION, check_precision
 
 NETWORKS = ('mlp', 'simba', 'simbav2')
 # The networks that normalize their observations with running statistics
@@ -58,12 +59,16 @@ def check_network(network, batch_renorm=None, encoder=None,
 
 
 def network_options(network='mlp', batch_renorm=None, encoder=None,
-                    kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
+                    kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
+                    precision=DEFAULT_PRECISION):
     """The checked (check_network) network options that differ from a plain
-    MLP's: what a policy or Q-function records in its config, for
-    ``clone``, and passes on to build_network."""
+    float32 MLP's: what a policy or Q-function records in its config, for
+    ``clone``, and passes on to build_network. ``precision``: what the
+    network computes in (models/precision.py)."""
     check_network(network, batch_renorm, encoder, kernel_initializer)
     options = {}
+    if check_precision(precision) != DEFAULT_PRECISION:
+        options['precision'] = precision
     if network != 'mlp':
         options['network'] = network
     if batch_renorm:

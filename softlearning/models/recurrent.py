@@ -8,11 +8,15 @@ and T copies of the cell run about 2x faster on a CPU than the loop over
 time steps that Keras builds otherwise (46 against 23 recurrent SAC
 updates/s, benchmarks/throughput.py --policy recurrent; XLA was slower
 still). Subclassed models, because a Keras functional or Sequential model
-would fix T when built.
+would fix T when built. Under ``precision='bfloat16'`` (models/precision.py)
+the LSTM and the hidden Dense layers compute in bfloat16, the output layer
+in float32.
 """
 
 import numpy as np
 import tf_keras as keras
+
+from .precision import DEFAULT_PRECISION, compute_dtype, output_dtype
 
 
 class RecurrentNetwork(keras.Model):
@@ -21,14 +25,17 @@ class RecurrentNetwork(keras.Model):
 
     def __init__(self, lstm_units, hidden_layer_sizes, output_size,
                  activation='relu', output_activation='linear',
-                 name='recurrent_model'):
+                 name='recurrent_model', precision=DEFAULT_PRECISION):
         super().__init__(name=name)
+        dtype = compute_dtype(precision)
         self.lstm = keras.layers.LSTM(lstm_units, return_sequences=True,
-                                      unroll=True)
-        self.head = [keras.layers.Dense(units, activation=activation)
+                                      unroll=True, dtype=dtype)
+        self.head = [keras.layers.Dense(units, activation=activation,
+                                        dtype=dtype)
                      for units in hidden_layer_sizes]
         self.head.append(keras.layers.Dense(output_size,
-                                            activation=output_activation))
+                                            activation=output_activation,
+                                            dtype=output_dtype(precision)))
 
     def call(self, inputs):
         if isinstance(inputs, (list, tuple)):
@@ -43,11 +50,13 @@ class RecurrentNetwork(keras.Model):
 
 def recurrent_model(input_size, lstm_units, hidden_layer_sizes, output_size,
                     activation='relu', output_activation='linear',
-                    name='recurrent_model', extra_input_size=None):
+                    name='recurrent_model', extra_input_size=None,
+                    precision=DEFAULT_PRECISION):
     """Builds (creates the weights of) a ``RecurrentNetwork``; with
     ``extra_input_size`` it takes [sequence, extra] (B, T, ...) pairs."""
     model = RecurrentNetwork(lstm_units, hidden_layer_sizes, output_size,
-                             activation, output_activation, name=name)
+                             activation, output_activation, name=name,
+                             precision=precision)
     sequence = np.zeros((1, 1, input_size), np.float32)
     if extra_input_size is None:
         model(sequence)

@@ -13,7 +13,9 @@ target copies and the numpy mirror, models/numpy_simba.py, hold them);
 the update skeleton moves them towards each minibatch's observations before
 the update (algorithms/observation_statistics.py), every
 network's alike. A critic normalizes the observations, not the actions it
-reads after them.
+reads after them. Under ``precision='bfloat16'`` (models/precision.py) the
+blocks compute in bfloat16, and the normalization, the final LayerNorm and
+the output layer in float32.
 """
 
 import tensorflow as tf
@@ -21,6 +23,7 @@ import tf_keras as keras
 
 from .numpy_simba import (EXPANSION, LAYER_NORM_EPSILON,
                           NORMALIZATION_EPSILON, block_width)
+from .precision import DEFAULT_PRECISION, compute_dtype, output_dtype
 
 
 class RunningNormalization(keras.layers.Layer):
@@ -76,12 +79,17 @@ class ResidualBlock(keras.layers.Layer):
         self.units = int(units)
         self.activation = activation
         # (Built in this order: the numpy mirror reads their weights so.)
-        self.norm = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON)
+        # They compute in the block's dtype (its residual sum does too).
+        dtype = self.dtype_policy
+        self.norm = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON,
+                                                    dtype=dtype)
         self.expand = keras.layers.Dense(EXPANSION * self.units,
                                          activation=activation,
-                                         kernel_initializer='he_normal')
+                                         kernel_initializer='he_normal',
+                                         dtype=dtype)
         self.project = keras.layers.Dense(self.units,
-                                          kernel_initializer='he_normal')
+                                          kernel_initializer='he_normal',
+                                          dtype=dtype)
 
     def call(self, inputs):
         return inputs + self.project(self.expand(self.norm(inputs)))
@@ -93,18 +101,25 @@ class ResidualBlock(keras.layers.Layer):
 
 def simba_model(input_size, hidden_layer_sizes, output_size,
                 observation_keys, normalized_size=None, activation='relu',
-                output_activation='linear', name='simba_model'):
+                output_activation='linear', name='simba_model',
+                precision=DEFAULT_PRECISION):
     """A SimBa network over inputs of ``input_size`` whose first
     ``normalized_size`` (all by default) are the concatenated
-    ``observation_keys`` fields."""
+    ``observation_keys`` fields; ``precision``: what its blocks compute in
+    (models/precision.py)."""
     width = block_width(hidden_layer_sizes)
+    dtype, float32 = compute_dtype(precision), output_dtype(precision)
     model = keras.Sequential(
         [RunningNormalization(normalized_size or input_size,
-                              observation_keys),
-         keras.layers.Dense(width, kernel_initializer='orthogonal')]
-        + [ResidualBlock(width, activation) for _ in hidden_layer_sizes]
-        + [keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON),
-           keras.layers.Dense(output_size, activation=output_activation)],
+                              observation_keys, dtype=float32),
+         keras.layers.Dense(width, kernel_initializer='orthogonal',
+                            dtype=dtype)]
+        + [ResidualBlock(width, activation, dtype=dtype)
+           for _ in hidden_layer_sizes]
+        + [keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON,
+                                           dtype=float32),
+           keras.layers.Dense(output_size, activation=output_activation,
+                              dtype=float32)],
         name=name)
     model.build((None, input_size))
     return model

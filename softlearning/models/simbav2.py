@@ -11,6 +11,11 @@ sphere, inside the compiled update, with nothing for an algorithm to call);
 target copies, which no optimizer steps, are moving averages of projected
 weights, as the authors'. The running observation normalization is SimBa's
 (models/simba.py), its statistics moved by the update skeleton.
+
+Under ``precision='bfloat16'`` (models/precision.py) the embedding and the
+blocks compute in bfloat16 (their sublayers take their dtype policy), the
+normalization and the output head in float32; the constraint projects the
+float32 kernels.
 """
 
 import tensorflow as tf
@@ -19,6 +24,7 @@ import tf_keras as keras
 from .numpy_simba import EXPANSION, block_width
 from .numpy_simbav2 import (C_SHIFT, L2_EPSILON, RELU_EPSILON,
                             scaler_settings)
+from .precision import DEFAULT_PRECISION, compute_dtype, output_dtype
 from .simba import RunningNormalization
 
 
@@ -40,11 +46,12 @@ def unit_columns_initializer(shape, dtype=None):
     return l2_normalize(kernel, axis=0)
 
 
-def hyper_dense(units):
-    """A bias-free Dense layer whose kernel stays on the unit sphere."""
+def hyper_dense(units, dtype=None):
+    """A bias-free Dense layer whose kernel stays on the unit sphere;
+    ``dtype``: its dtype policy (its parent layer's)."""
     return keras.layers.Dense(units, use_bias=False,
                               kernel_initializer=unit_columns_initializer,
-                              kernel_constraint=UnitColumns())
+                              kernel_constraint=UnitColumns(), dtype=dtype)
 
 
 class Scaler(keras.layers.Layer):
@@ -75,8 +82,9 @@ class HypersphericalEmbedding(keras.layers.Layer):
     def __init__(self, units, scaler, **kwargs):
         super().__init__(**kwargs)
         self.units, self.scaler_init_and_scale = int(units), tuple(scaler)
-        self.dense = hyper_dense(self.units)
-        self.scaler = Scaler(*self.scaler_init_and_scale)
+        self.dense = hyper_dense(self.units, self.dtype_policy)
+        self.scaler = Scaler(*self.scaler_init_and_scale,
+                             dtype=self.dtype_policy)
 
     def call(self, inputs):
         shift = tf.fill(tf.concat([tf.shape(inputs)[:-1], [1]], 0),
@@ -98,10 +106,11 @@ class LerpBlock(keras.layers.Layer):
         self.scaler_init_and_scale = tuple(scaler)
         self.alpha_init_and_scale = tuple(alpha)
         # (Built in this order: the numpy mirror reads their weights so.)
-        self.expand = hyper_dense(EXPANSION * self.units)
-        self.scaler = Scaler(*self.scaler_init_and_scale)
-        self.project = hyper_dense(self.units)
-        self.alpha = Scaler(*self.alpha_init_and_scale)
+        dtype = self.dtype_policy
+        self.expand = hyper_dense(EXPANSION * self.units, dtype)
+        self.scaler = Scaler(*self.scaler_init_and_scale, dtype=dtype)
+        self.project = hyper_dense(self.units, dtype)
+        self.alpha = Scaler(*self.alpha_init_and_scale, dtype=dtype)
 
     def call(self, inputs):
         hidden = tf.nn.relu(self.scaler(self.expand(inputs))) + RELU_EPSILON
@@ -126,9 +135,10 @@ class HypersphericalOutput(keras.layers.Layer):
         self.activation_name = activation
         self.activation = keras.activations.get(activation)
         self.scaler_init_and_scale = tuple(scaler)
-        self.hidden = hyper_dense(self.units)
-        self.scaler = Scaler(*self.scaler_init_and_scale)
-        self.out = hyper_dense(self.output_size)
+        dtype = self.dtype_policy
+        self.hidden = hyper_dense(self.units, dtype)
+        self.scaler = Scaler(*self.scaler_init_and_scale, dtype=dtype)
+        self.out = hyper_dense(self.output_size, dtype)
 
     def build(self, input_shape):
         super().build(input_shape)
@@ -161,7 +171,8 @@ class HypersphericalHeads(keras.layers.Layer):
         self.activation_name, self.n_heads = activation, int(heads)
         self.scaler_init_and_scale = tuple(scaler)
         self.heads = [HypersphericalOutput(units, output_size // heads, scaler,
-                                           activation, name=f'head_{i}')
+                                           activation, name=f'head_{i}',
+                                           dtype=self.dtype_policy)
                       for i in range(heads)]
 
     def call(self, inputs):
@@ -177,28 +188,31 @@ class HypersphericalHeads(keras.layers.Layer):
 def simbav2_model(input_size, hidden_layer_sizes, output_size,
                   observation_keys, normalized_size=None, activation='relu',
                   output_activation='linear', output_heads=1,
-                  name='simbav2_model'):
+                  name='simbav2_model', precision=DEFAULT_PRECISION):
     """A SimbaV2 network over inputs of ``input_size`` whose first
     ``normalized_size`` (all by default) are the concatenated
     ``observation_keys`` fields; one LERP block per entry of
     ``hidden_layer_sizes`` (all one width); ``output_heads`` independent
     output heads splitting ``output_size`` (2 for a Gaussian policy: its
-    mean and its log-std)."""
+    mean and its log-std); ``precision``: what the embedding and the
+    blocks compute in (models/precision.py)."""
     if activation != 'relu':
         raise ValueError(f"A SimbaV2 network's blocks are ReLU's; got "
                          f"activation '{activation}'")
     width = block_width(hidden_layer_sizes)
     scalers = scaler_settings(width, len(hidden_layer_sizes))
+    dtype, float32 = compute_dtype(precision), output_dtype(precision)
     output = (HypersphericalOutput(width, output_size, scalers['output'],
-                                   output_activation)
+                                   output_activation, dtype=float32)
               if output_heads == 1 else
               HypersphericalHeads(width, output_size, scalers['output'],
-                                  output_activation, heads=output_heads))
+                                  output_activation, heads=output_heads,
+                                  dtype=float32))
     model = keras.Sequential(
         [RunningNormalization(normalized_size or input_size,
-                              observation_keys),
-         HypersphericalEmbedding(width, scalers['embedding'])]
-        + [LerpBlock(width, scalers['block'], scalers['alpha'])
+                              observation_keys, dtype=float32),
+         HypersphericalEmbedding(width, scalers['embedding'], dtype=dtype)]
+        + [LerpBlock(width, scalers['block'], scalers['alpha'], dtype=dtype)
            for _ in hidden_layer_sizes]
         + [output],
         name=name)

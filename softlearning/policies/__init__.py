@@ -5,6 +5,7 @@ The TensorFlow policies are imported on first use, so that importing
 loads TensorFlow; ``get_numpy_policy`` builds those numpy-only versions.
 """
 
+from softlearning.models.precision import DEFAULT_PRECISION
 from softlearning.utils.registry import lazy_attributes, load, lookup
 
 from .base_policy import BasePolicy
@@ -39,18 +40,23 @@ def get_policy_class(class_name):
     return load(lookup(POLICIES, class_name, 'policy'))
 
 
-def get(params, env, seed=None, encoder=None):
+def get(params, env, seed=None, encoder=None, precision=DEFAULT_PRECISION):
     """Builds a policy for ``env``'s observation and action spaces;
-    ``encoder``: a pixel agent's ConvEncoder, which the policy reads (the
-    warm-up policy ignores it)."""
-    encoder_kwargs = {}
-    if encoder is not None and params['class_name'] != 'UniformPolicy':
-        encoder_kwargs['encoder'] = encoder
+    ``encoder``: a pixel agent's ConvEncoder, which the policy reads;
+    ``precision``: what its network computes in, in the update
+    (models/precision.py). The warm-up policy, which has no network,
+    ignores both."""
+    network_kwargs = {}
+    if params['class_name'] != 'UniformPolicy':
+        if encoder is not None:
+            network_kwargs['encoder'] = encoder
+        if precision != DEFAULT_PRECISION:
+            network_kwargs['precision'] = precision
     return get_policy_class(params['class_name'])(
         observation_shapes=env.observation_shapes,
         action_shape=env.action_shape,
         seed=seed,
-        **params.get('config', {}), **encoder_kwargs)
+        **params.get('config', {}), **network_kwargs)
 
 
 __all__ = ['BasePolicy', 'FeedforwardDeterministicPolicy',

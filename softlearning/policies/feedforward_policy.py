@@ -16,6 +16,7 @@ from softlearning.models.feedforward import (build_network, layer_weights,
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
                                           NORMALIZING_NETWORKS, head_options,
                                           network_options, numpy_mirror_class)
+from softlearning.models.precision import DEFAULT_PRECISION
 
 from .base_policy import BasePolicy
 from .numpy_policies import NumpyActing, network_input_layout
@@ -30,7 +31,8 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
                  hidden_layer_sizes=(256, 256), activation='relu',
                  observation_keys=None, seed=None, name=None, encoder=None,
                  batch_renorm=None, network='mlp',
-                 kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
+                 kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
+                 precision=DEFAULT_PRECISION):
         """``encoder``: a pixel agent's ConvEncoder (models/conv_encoder.py),
         owned and trained by the Q-functions; the policy reads its features
         without updating it. ``batch_renorm``: CrossQ's batch
@@ -39,9 +41,12 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
         targets in inference mode. ``network``: 'mlp', 'simba' or 'simbav2'
         (models/networks.py; their blocks, one per hidden layer size).
         ``kernel_initializer``: an 'mlp' network's Dense kernels'
-        (models/numpy_mlp.py's KERNEL_INITIALIZERS)."""
+        (models/numpy_mlp.py's KERNEL_INITIALIZERS). ``precision``: what
+        the network computes in, in the update (models/precision.py; the
+        trainable passes the update's, algorithm_params.config.precision);
+        acting is float32 (the numpy copy holds the float32 weights)."""
         model_options = network_options(network, batch_renorm, encoder,
-                                        kernel_initializer)
+                                        kernel_initializer, precision)
         observation_keys = tuple(observation_keys or observation_shapes)
         super().__init__(observation_keys, action_shape, seed=seed)
         self._encoder = encoder

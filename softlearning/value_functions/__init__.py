@@ -2,6 +2,7 @@
 tuple of Q-functions (two for the default twin). Imported (with TensorFlow)
 on first use."""
 
+from softlearning.models.precision import DEFAULT_PRECISION
 from softlearning.utils.registry import lazy_attributes, load, lookup
 
 _FEEDFORWARD = 'softlearning.value_functions.feedforward_q_function'
@@ -25,11 +26,14 @@ __getattr__ = lazy_attributes({
 }, __name__)
 
 
-def get(params, env, encoder=None):
-    """``encoder``: a pixel agent's ConvEncoder, shared by the Q-functions."""
+def get(params, env, encoder=None, precision=DEFAULT_PRECISION):
+    """``encoder``: a pixel agent's ConvEncoder, shared by the Q-functions;
+    ``precision``: what their networks compute in (models/precision.py)."""
     Q_function = load(lookup(VALUE_FUNCTIONS, params['class_name'],
                              'Q-function'))
     encoder_kwargs = {} if encoder is None else {'encoder': encoder}
+    if precision != DEFAULT_PRECISION:
+        encoder_kwargs['precision'] = precision
     return Q_function(
         observation_shapes=env.observation_shapes,
         action_shape=env.action_shape,

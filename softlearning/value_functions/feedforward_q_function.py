@@ -8,6 +8,7 @@ from softlearning.models.feedforward import apply_with_dropout, build_network
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
                                           NORMALIZING_NETWORKS,
                                           network_options)
+from softlearning.models.precision import DEFAULT_PRECISION
 
 from .categorical_settings import categorical_settings
 
@@ -20,7 +21,7 @@ class FeedforwardQFunction:
                  dropout_rate=0.0, layer_norm=False, batch_renorm=None,
                  network='mlp',
                  kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
-                 categorical=None,
+                 categorical=None, precision=DEFAULT_PRECISION,
                  **model_options):
         """``encoder`` (a ConvEncoder, models/conv_encoder.py) turns the
         observations into the network's input; without one they are
@@ -37,9 +38,12 @@ class FeedforwardQFunction:
         critic, {'n_atoms': N, 'v_min': ..., 'v_max': ...}: the network's
         N outputs are the logits of the return's probabilities on N evenly
         spaced atoms from v_min to v_max (``support``); the algorithms'
-        categorical update is algorithms/categorical_critics.py."""
+        categorical update is algorithms/categorical_critics.py.
+        ``precision``: what the network computes in (models/precision.py;
+        the trainable passes the update's, algorithm_params.config.
+        precision); its outputs are float32."""
         model_options.update(network_options(
-            network, batch_renorm, encoder, kernel_initializer))
+            network, batch_renorm, encoder, kernel_initializer, precision))
         self.support = None
         if categorical is not None:
             categorical = categorical_settings(categorical)
@@ -82,7 +86,8 @@ class FeedforwardQFunction:
     def _build_model(self, observation_size, action_size, hidden_layer_sizes,
                      activation, name, output_size=1, dropout_rate=0.0,
                      layer_norm=False, batch_renorm=None, network='mlp',
-                     kernel_initializer=DEFAULT_KERNEL_INITIALIZER):
+                     kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
+                     precision=DEFAULT_PRECISION):
         """``output_size``: 1 for Q(s, a); M for a critic that predicts M
         quantiles of the return (TQC)."""
         if network in NORMALIZING_NETWORKS:
@@ -96,12 +101,12 @@ class FeedforwardQFunction:
                 int(output_size), network=network,
                 observation_keys=self.observation_keys,
                 normalized_size=observation_size, activation=activation,
-                name=name)
+                name=name, precision=precision)
         return feedforward_model(
             observation_size + action_size, hidden_layer_sizes,
             int(output_size), activation=activation, name=name,
             layer_norm=bool(layer_norm), batch_renorm=batch_renorm,
-            kernel_initializer=kernel_initializer)
+            kernel_initializer=kernel_initializer, precision=precision)
 
     def network_inputs(self, observations):
         """What the network reads of the observations: the encoder's

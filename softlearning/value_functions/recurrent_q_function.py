@@ -7,6 +7,7 @@ critic's loss trains the critic's summarizer only.
 """
 
 from softlearning.models.networks import refuse_kernel_initializer
+from softlearning.models.precision import DEFAULT_PRECISION
 from softlearning.models.recurrent import recurrent_model
 
 from .feedforward_q_function import FeedforwardQFunction
@@ -19,10 +20,12 @@ class RecurrentQFunction(FeedforwardQFunction):
         super().__init__(*args, lstm_units=int(lstm_units), **kwargs)
 
     def _build_model(self, observation_size, action_size, hidden_layer_sizes,
-                     activation, name, lstm_units):
+                     activation, name, lstm_units,
+                     precision=DEFAULT_PRECISION):
         return recurrent_model(observation_size, lstm_units,
                                hidden_layer_sizes, 1, activation=activation,
-                               name=name, extra_input_size=action_size)
+                               name=name, extra_input_size=action_size,
+                               precision=precision)
 
     def head(self, inputs, actions):
         return self.model([inputs, actions])

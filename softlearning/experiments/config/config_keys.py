@@ -26,11 +26,14 @@ SUPPLIED_BY_RUNNER = {
         'evaluation_environment_copies', 'policy',
         'initial_exploration_policy', 'Qs', 'pool', 'sampler',
         'iteration_callbacks', 'seed'},
+    # The networks' precision is the update's (algorithm_params.config.
+    # precision), passed to every network the update trains.
     'policy_params': {'observation_shapes', 'action_shape', 'seed',
-                      'encoder'},
+                      'encoder', 'precision'},
     'exploration_policy_params': {'observation_shapes', 'action_shape',
                                   'seed'},
-    'Q_params': {'observation_shapes', 'action_shape', 'name', 'encoder'},
+    'Q_params': {'observation_shapes', 'action_shape', 'name', 'encoder',
+                 'precision'},
     'replay_pool_params': {'observation_shapes', 'action_shape', 'seed'},
     'sampler_params': {'seed', 'environment_params'},
 }
@@ -78,12 +81,9 @@ def _registries():
 
 def _class_names(class_name):
     """The class names a (possibly searched) ``class_name`` can take."""
-    from ray.tune.search.sample import Categorical
-    if isinstance(class_name, dict) and 'grid_search' in class_name:
-        return list(class_name['grid_search'])
-    if isinstance(class_name, Categorical):
-        return list(class_name.categories)
-    return [class_name] if isinstance(class_name, str) else []
+    from softlearning.experiments.config.search_spaces import possible_values
+    return [name for name in possible_values(class_name)
+            if isinstance(name, str)]
 
 
 def _supplied(family, cls, variant_spec):

@@ -7,6 +7,7 @@ from softlearning.environments import UNIVERSES
 from softlearning.environments.partial_observation import PARTS
 
 from softlearning.algorithms import ALGORITHMS
+from softlearning.models.precision import DEFAULT_PRECISION, PRECISIONS
 from softlearning.experiments.config import presets
 from softlearning.experiments.config.option_types import (
     Option, boolean, key_value, non_negative_int, positive_float, positive_int)
@@ -74,6 +75,15 @@ def variant_options():
                     "compiles the update with XLA where that is faster "
                     "(jit_compile 'auto': CPUs with AVX-512, GPUs) unless "
                     "the preset decides (default: the preset's, 'mlp')."),
+        Option('precision', default=DEFAULT_PRECISION, choices=PRECISIONS,
+               group=VARIANT, debug='the variant',
+               help="What the learner's update computes in: float32, or "
+                    "bfloat16 mixed precision (bfloat16 matrix products; "
+                    "float32 weights, losses and optimizer state; acting "
+                    "stays float32). It pays for wide networks (1024 "
+                    "units) on CPUs with AVX512_BF16 or AMX-BF16, and is "
+                    "refused where it would be emulated; see "
+                    "docs/guide/precision.md (default: %(default)s)."),
         Option('config', type=key_value, default=[], repeatable=True,
                metavar='KEY=VALUE', group=VARIANT, debug='the variant',
                help='Override any variant entry by its dotted path, e.g. '

@@ -66,6 +66,17 @@ def is_search_space(value):
         isinstance(value, dict) and set(value) == {'grid_search'})
 
 
+def possible_values(value):
+    """The values ``value`` can take: a grid's or a choice's, else
+    ``value`` itself (other search spaces draw numbers: their own)."""
+    if isinstance(value, dict) and set(value) == {'grid_search'}:
+        return list(value['grid_search'])
+    categories = getattr(value, 'categories', None)
+    if isinstance(value, Domain) and categories is not None:
+        return list(categories)
+    return [value]
+
+
 def holds_search_space(value):
     """Whether ``value`` is, or (a dict) holds at any depth, a search
     space."""

@@ -16,9 +16,10 @@ step over the ones before it (the precedence, lowest first):
 
 What follows from the result is derived last, unless given in 4-6: the
 sampler's episode length is the algorithm's, a preset's warm-up as long as
-the whole run is cut to a tenth of it (with a notice), and pixel agents' lengths are in simulator steps. Every config
-value a constructor would take by default is then written into the variant,
-so ``params.json`` records all of them.
+the whole run is cut to a tenth of it (with a notice), pixel agents' lengths
+are in simulator steps, and a bfloat16 update runs without the preset's XLA
+(precision.py). Every config value a constructor would take by default is
+then written into the variant, so ``params.json`` records all of them.
 """
 
 import copy
@@ -40,6 +41,8 @@ from softlearning.experiments.config import presets
 from softlearning.experiments.config import value_types
 from softlearning.experiments.config.config_keys import (
     check_config_keys, constructor_defaults, with_constructor_defaults)
+from softlearning.experiments.config.precision import (
+    finish_precision, set_precision)
 from softlearning.experiments.config.presets import common
 from softlearning.experiments.config.provenance import Provenance
 from softlearning.experiments.config.run_length import (
@@ -177,6 +180,7 @@ def preset_variant(args, universe, domain, task):
     set_parallel_sampling(variant_spec, args)
     set_n_step(variant_spec, args.n_step)
     set_network(variant_spec, args.network)
+    set_precision(variant_spec, args.precision)
     provenance.step('option', variant_spec)
     return variant_spec
 
@@ -406,6 +410,7 @@ def get_variant_spec(args, defaults=None):
     finish_pixels(variant_spec, given, debug)
     _derive(variant_spec, given, preset_max_path_length,
             notice=_notice_function(args))
+    finish_precision(variant_spec, given, _notice_function(args))
     provenance.step('derived', variant_spec)
     validate_curriculum(variant_spec)
     check_categorical_critics(variant_spec, CLASSES)

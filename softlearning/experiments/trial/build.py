@@ -29,6 +29,7 @@ def build_components(variant, seed):
         value_functions)
     from softlearning.environments.rendering import renders_observations
     from softlearning.models.conv_encoder import get_encoder
+    from softlearning.models.precision import DEFAULT_PRECISION
 
     environment_params = variant['environment_params']
     training_environment = environments.get_environment_from_params(
@@ -47,17 +48,22 @@ def build_components(variant, seed):
     evaluation_environment_copies = _evaluation_copies(
         variant, evaluation_environment)
 
+    # The networks the update trains compute in its precision
+    # (algorithms/precision.py); the warm-up policy has none.
+    precision = variant['algorithm_params'].get('config', {}).get(
+        'precision', DEFAULT_PRECISION)
     # Pixel agents: one convolutional encoder, trained by the Q-functions
     # and read by the policy (models/conv_encoder.py).
     encoder = get_encoder(variant.get('encoder_params'),
-                          training_environment.observation_shapes)
+                          training_environment.observation_shapes,
+                          precision=precision)
     policy = policies.get(variant['policy_params'], training_environment,
-                          seed=seed, encoder=encoder)
+                          seed=seed, encoder=encoder, precision=precision)
     initial_exploration_policy = policies.get(
         variant['exploration_policy_params'], training_environment,
         seed=seed + 1)
     Qs = value_functions.get(variant['Q_params'], training_environment,
-                             encoder=encoder)
+                             encoder=encoder, precision=precision)
     pool = replay_pools.get(variant['replay_pool_params'],
                             training_environment, seed=seed)
     sampler = samplers.get_from_variant(variant, seed=seed)

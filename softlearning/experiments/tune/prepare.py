@@ -121,6 +121,8 @@ def prepare(definition, options, mode, given=None, check_storage=True,
             1, math.ceil(resources.learner_cpus(options)))
     if provenance is not None:
         provenance.step('derived', variant_spec)
+    if mode != 'cluster':  # (a cluster's trials run on its nodes)
+        _check_precision(options, variant_spec)
     if check_storage:
         _check_storage_option(options, variant_spec)
     tracking.check(options)
@@ -146,6 +148,21 @@ def prepare(definition, options, mode, given=None, check_storage=True,
         print(f"[softlearning] Notice: {message}", file=sys.stderr,
               flush=True)
     return experiment
+
+
+def _check_precision(options, variant_spec):
+    """bfloat16 where this machine would only emulate it is refused here
+    (algorithms/precision.py), before Ray or TensorFlow start."""
+    from softlearning.algorithms.precision import BFLOAT16, machine_refusal
+    from softlearning.experiments.config.search_spaces import possible_values
+    precision = variant_spec['algorithm_params']['config'].get('precision')
+    if BFLOAT16 not in possible_values(precision):
+        return
+    name = (f'--precision {BFLOAT16}' if options.precision == BFLOAT16
+            else f'algorithm_params.config.precision {BFLOAT16}')
+    refusal = machine_refusal(name)
+    if refusal:
+        raise ExperimentError(refusal)
 
 
 def _resolve_cpus(options, mode):
