@@ -261,7 +261,7 @@ ENTRIES = [
           f'{RUN} --precision bfloat16',
           '--precision bfloat16: this CPU has neither AVX512_BF16 nor AMX-BF16 (flags '
           'read from /proc/cpuinfo) and no GPU is visible; bfloat16 matmuls would be '
-          'emulated and slower than float32. Valid choices here: float32 (or set '
+          'emulated and no faster than float32. Valid choices here: float32 (or set '
           'SOFTLEARNING_ALLOW_BFLOAT16=1 to run it emulated).',
           'bfloat16 mixed precision pays only where the hardware multiplies bfloat16 '
           '(AVX512_BF16, AMX-BF16, a GPU); elsewhere each product goes through '

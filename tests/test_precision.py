@@ -44,7 +44,7 @@ AMX_ONLY = 'flags\t\t: fpu avx avx2 avx512f amx_bf16 amx_tile amx_int8\n'
 GRAVITON = 'processor\t: 0\nFeatures\t: fp asimd evtstrm aes\n'
 REFUSAL = ('--precision bfloat16: this CPU has neither AVX512_BF16 nor '
            'AMX-BF16 (flags read from /proc/cpuinfo) and no GPU is visible; '
-           'bfloat16 matmuls would be emulated and slower than float32. '
+           'bfloat16 matmuls would be emulated and no faster than float32. '
            'Valid choices here: float32 (or set SOFTLEARNING_ALLOW_BFLOAT16=1'
            ' to run it emulated).')
 

@@ -24,9 +24,11 @@ it is unmeasured (none with TensorFlow was at hand).
 Where this machine would only emulate it, it is refused before anything
 starts (``machine_refusal``): a CPU with neither AVX512_BF16 nor AMX-BF16
 (the flags of /proc/cpuinfo) and no NVIDIA GPU visible runs bfloat16
-products through float32 conversions, slower than float32 itself. An
-expert who wants the bfloat16 code path anyway (tests, a CPU this check
-does not know) sets ``SOFTLEARNING_ALLOW_BFLOAT16=1``. Trials of
+products through float32 conversions and gains nothing (on this
+project's AMD EPYC with AVX2, emulated with the override below, bfloat16
+was slower than float32 at 256 units and no faster at 1024). An expert
+who wants the bfloat16 code path anyway (tests, a CPU this check does not
+know) sets ``SOFTLEARNING_ALLOW_BFLOAT16=1``. Trials of
 ``run_example_cluster`` run on the cluster's nodes, which the command
 cannot see: it does not check.
 
@@ -76,7 +78,7 @@ def machine_refusal(name='--precision bfloat16', cpuinfo=None, gpu=None,
     flags = ' nor '.join(BFLOAT16_FLAGS.values())
     return (f"{name}: this CPU has neither {flags} (flags read from "
             "/proc/cpuinfo) and no GPU is visible; bfloat16 matmuls would "
-            "be emulated and slower than float32. Valid choices here: "
+            "be emulated and no faster than float32. Valid choices here: "
             f"{DEFAULT_PRECISION} (or set {ALLOW_ENV}=1 to run it "
             "emulated).")
 
