@@ -13,7 +13,9 @@ POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
                   'TQC': 'FeedforwardGaussianPolicy',
                   'REDQ': 'FeedforwardGaussianPolicy',
                   'DroQ': 'FeedforwardGaussianPolicy',
-                  'CrossQ': 'FeedforwardGaussianPolicy'}
+                  'CrossQ': 'FeedforwardGaussianPolicy',
+                  'FastTD3': 'FeedforwardDeterministicPolicy',
+                  'FastSAC': 'FeedforwardGaussianPolicy'}
 
 
 def make_algorithm(class_name, seed=0, pool_size=2000,

@@ -178,7 +178,8 @@ def test_the_variant_refuses_categorical_critics_before_a_run():
     base = ('--universe', 'gym', '--domain', 'Pendulum', '--task', 'v1')
     with pytest.raises(ValueError, match="TQC does not train categorical "
                                          "critics .*valid algorithms: DDPG, "
-                                         "SAC, SimbaV2, TD3"):
+                                         "FastSAC, FastTD3, SAC, SimbaV2, "
+                                         "TD3"):
         variant_for('--algorithm', 'TQC', *base, '--config',
                     'Q_params.config.categorical={"n_atoms": 5, "v_min": 0,'
                     ' "v_max": 1}')

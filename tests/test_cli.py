@@ -91,7 +91,7 @@ FAIL_FAST_GUARD_S = 300
     (['--algorithm', 'SQL', '--policy', 'gaussian'],
      '--algorithm SQL cannot train --policy gaussian; valid policies for '
      'SQL: sampling'),
-    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG', 'TQC', 'REDQ', 'DroQ', 'CrossQ', 'SimbaV2')"),
+    (['--algorithm', 'TD4'], "invalid choice: 'TD4' (choose from 'SAC', 'SQL', 'TD3', 'DDPG', 'TQC', 'REDQ', 'DroQ', 'CrossQ', 'SimbaV2', 'FastTD3', 'FastSAC')"),
     (['--policy', 'recurrent', '--network', 'simba'],
      "--network simba reads state observations with feedforward networks; "
      "this agent's policy_params are RecurrentGaussianPolicy (recurrent and "

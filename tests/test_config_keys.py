@@ -24,6 +24,7 @@ LOCATIONS = sorted({
 FIXED_BY_THE_CALLER = {
     # TD3 updates its targets with its policy, every policy_delay updates.
     'softlearning.algorithms.td3:TD3': {'target_update_interval'},
+    'softlearning.algorithms.fast_td3:FastTD3': {'target_update_interval'},
     'softlearning.algorithms.td3:DDPG': {'target_noise', 'policy_delay',
                                          'target_update_interval'},
     'softlearning.value_functions.feedforward_q_function:'

@@ -1,7 +1,7 @@
-"""SAC, SQL, TD3, DDPG, TQC, CrossQ, REDQ, DroQ, n-step SAC and SAC with
-SimBa networks learn Pendulum-v1 (the README's quick start), and recurrent
-SAC learns it without velocities where feedforward SAC cannot, through the
-real CLI.
+"""SAC, SQL, TD3, DDPG, TQC, CrossQ, REDQ, DroQ, n-step SAC, SimbaV2,
+FastTD3 and FastSAC learn Pendulum-v1 (the README's quick start), and
+recurrent SAC learns it without velocities where feedforward SAC cannot,
+through the real CLI.
 
 Each case (its command, budget, statistic and threshold) is defined in
 learning_cases.py and calibrated over ten or more seeds in
@@ -95,6 +95,13 @@ def test_crossq_and_simbav2_learn_pendulum(tmp_path):
 def test_redq_and_droq_learn_pendulum(tmp_path):
     """At 3 updates per environment step (learning_cases.HIGH_UTD)."""
     assert_cases_learn(tmp_path, 'REDQ', 'DroQ')
+
+
+def test_fasttd3_and_fastsac_learn_pendulum(tmp_path):
+    """Their presets' parts (categorical critics, observation
+    normalization, 3-step returns, two updates per step, AdamW; FastTD3's
+    per-episode exploration noise) on 64-64 networks, batches of 256."""
+    assert_cases_learn(tmp_path, 'FastTD3', 'FastSAC')
 
 
 def test_recurrent_sac_beats_feedforward_sac_without_velocities(tmp_path):

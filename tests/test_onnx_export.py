@@ -1,8 +1,9 @@
 """``softlearning export --format onnx``: the ONNX graph of each network kind
-(MLP, SimBa, SimbaV2; Gaussian, deterministic and sampling policies) acts
-as the numpy policy does, deterministically, under onnxruntime; the command
-writes it from a real checkpoint without TensorFlow; recurrent and pixel
-checkpoints, and a missing onnx package, are one clear error."""
+(MLP, SimBa, SimbaV2, normalized MLP; Gaussian, deterministic and sampling
+policies) acts as the numpy policy does, deterministically, under
+onnxruntime; the command writes it from a real checkpoint without
+TensorFlow; recurrent and pixel checkpoints, and a missing onnx package,
+are one clear error."""
 
 import json
 import os
@@ -18,6 +19,7 @@ from conftest import TENSORFLOW_IMPORTED, assert_one_line_error
 onnx = pytest.importorskip('onnx')
 ort = pytest.importorskip('onnxruntime')
 
+from softlearning.models.networks import NORMALIZING_NETWORKS  # noqa: E402
 from softlearning.policies import (NumpyDeterministicPolicy,  # noqa: E402
                                    NumpyGaussianPolicy, NumpySamplingPolicy)
 from softlearning.policies.onnx_export import (  # noqa: E402
@@ -45,7 +47,7 @@ def trained_looking(policy, seed=0):
         elif w.ndim == 2:
             w = w * rng.uniform(0.5, 1.5, size=w.shape).astype(np.float32)
         weights.append(w)
-    if policy._network in ('simba', 'simbav2'):  # mean, variance (> 0)
+    if policy._network in NORMALIZING_NETWORKS:  # mean, variance (> 0)
         weights[0] = rng.normal(size=weights[0].shape).astype(np.float32)
         weights[1] = rng.uniform(0.2, 5.0, weights[1].shape).astype(
             np.float32)
@@ -86,6 +88,8 @@ CASES = [
     (NumpyDeterministicPolicy, {'network': 'simbav2'}),
     (NumpySamplingPolicy, {'network': 'mlp'}),
     (NumpySamplingPolicy, {'network': 'simbav2'}),
+    (NumpyGaussianPolicy, {'network': 'normalized_mlp'}),  # FastSAC's
+    (NumpyDeterministicPolicy, {'network': 'normalized_mlp'}),  # FastTD3's
 ]
 
 

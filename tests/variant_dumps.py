@@ -42,6 +42,12 @@ COMMAND_LINES = {
                                              '--task', 'v5']),
     'local_redq': ('local', DEV, ['--algorithm', 'REDQ']),
     'local_droq': ('local', DEV, ['--algorithm', 'DroQ']),
+    # The preset's n-step pool takes --n-step's N.
+    'local_fasttd3_n_step': ('local', DEV, ['--algorithm', 'FastTD3',
+                                            '--n-step', '5']),
+    'local_fastsac_pendulum': ('local', DEV, [
+        '--algorithm', 'FastSAC', '--universe', 'gym', '--domain',
+        'Pendulum', '--task', 'v1']),
     'local_crossq_checkpoints': ('local', DEV, [
         '--algorithm', 'CrossQ', '--checkpoint-frequency', '2',
         '--checkpoint-at-end', 'True', '--max-failures', '1',

@@ -41,6 +41,10 @@ ALGORITHMS = {
                'preset': f'{PRESETS}.crossq'},
     'SimbaV2': {'class': 'softlearning.algorithms.sac:SAC',
                 'preset': f'{PRESETS}.simbav2'},
+    'FastTD3': {'class': 'softlearning.algorithms.fast_td3:FastTD3',
+                'preset': f'{PRESETS}.fast_td3'},
+    'FastSAC': {'class': 'softlearning.algorithms.fast_sac:FastSAC',
+                'preset': f'{PRESETS}.fast_sac', 'page': 'fasttd3'},
 }
 
 # {name: 'package.module:Name'}: the registry as the other component
@@ -85,6 +89,7 @@ def get(params, **kwargs):
     return algorithm_class(**params.get('config', {}), **kwargs)
 
 
-__all__ = ['ALGORITHMS', 'CLASSES', 'CrossQ', 'DDPG', 'FusedUpdateAlgorithm',
+__all__ = ['ALGORITHMS', 'CLASSES', 'CrossQ', 'DDPG', 'FastSAC', 'FastTD3',
+           'FusedUpdateAlgorithm',
            'RLAlgorithm', 'SAC', 'REDQ', 'SQL', 'TD3', 'TQC',
            'described', 'get', 'get_algorithm_class', 'page', 'preset_of']

@@ -81,5 +81,6 @@ def critic_head(Qs, algorithm, trains_categorical):
     if not trains_categorical:
         raise ValueError(
             f"{algorithm} does not train categorical critics "
-            f"(Q_params.config.categorical); SAC, TD3 and DDPG do.")
+            f"(Q_params.config.categorical); SAC, TD3, DDPG, FastTD3 and "
+            f"FastSAC do.")
     return CategoricalHead(support)

@@ -17,7 +17,7 @@ td3.py). It owns the loop and what every such algorithm needs:
 - Adam optimizers, built up front so checkpoints always hold their slots and
   the compiled update never creates variables: one for the Q-functions
   (``Q_lr``) and one for the policy (``policy_lr``), both with
-  ``adam_beta1`` (CrossQ's 0.5);
+  ``adam_beta1`` (CrossQ's 0.5) and ``weight_decay`` (FastTD3's AdamW);
 - the TensorFlow objects a checkpoint must hold (``tf_saveables``).
 
 What varies between agents is a part it is built with, each in its own
@@ -33,6 +33,7 @@ module, so a new feature adds a part and not a branch here:
 - the minibatch augmentation (augmentation.py: pixel agents' random shifts);
 - the learning-rate schedule (learning_rate_decay.py);
 - the reward scale of the targets (reward_normalization.py);
+- the decoupled weight decay of the optimizers (weight_decay.py);
 - the XLA switch (compilation.py);
 - the precision, float32 or bfloat16 mixed precision (precision.py): the
   networks compute in it, the update's losses and state stay float32.
@@ -114,6 +115,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     # those whose targets come from ``_target_values`` and whose losses are
     # ``_Q_loss``.
     categorical_critics = False
+    # The decoupled weight decay of the critics' and the policy's optimizers
+    # (AdamW's), or None: the WeightDecay part sets it (weight_decay.py).
+    weight_decay = None
 
     def __init__(self,
                  training_environment,
@@ -186,10 +190,11 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             self._train_step_counter)
         self._optimizers = {}
         self._Q_optimizer = self._make_optimizer(
-            'Q', Q_lr, self._Q_variables, beta_1=adam_beta1)
+            'Q', Q_lr, self._Q_variables, beta_1=adam_beta1,
+            weight_decay=self.weight_decay)
         self._policy_optimizer = self._make_optimizer(
             'policy', policy_lr, self._policy.trainable_variables,
-            beta_1=adam_beta1)
+            beta_1=adam_beta1, weight_decay=self.weight_decay)
         self._random_generator = tf.random.Generator.from_seed(
             0 if seed is None else int(seed))
         self._augment = batch_augmentation(
@@ -207,12 +212,15 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                 precision=self._precision),
             reduce_retracing=True, autograph=False)
 
-    def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9):
+    def _make_optimizer(self, name, learning_rate, variables, beta_1=0.9,
+                        weight_decay=None):
         """An Adam optimizer over ``variables``, built now (slots exist
-        before the first update) and checkpointed as '<name>_optimizer'."""
+        before the first update) and checkpointed as '<name>_optimizer';
+        with ``weight_decay`` AdamW's (Keras's Adam decays each variable by
+        learning_rate * weight_decay * variable before its step)."""
         optimizer = keras.optimizers.Adam(
             learning_rate=self._learning_rate(learning_rate),
-            beta_1=float(beta_1))
+            beta_1=float(beta_1), weight_decay=weight_decay)
         optimizer.build(list(variables))
         self._optimizers[f'{name}_optimizer'] = optimizer
         return optimizer

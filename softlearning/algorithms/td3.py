@@ -13,7 +13,9 @@ One update on a minibatch (s, a, r, d, s'), deterministic policy mu:
     Q'_i <- tau * Q_i + (1 - tau) * Q'_i,  mu' <- tau * mu + (1 - tau) * mu'
 
 DDPG is the same update with one Q-function, no smoothing noise and no
-delay. Exploration noise while collecting is the policy's
+delay; FastTD3 (fast_td3.py) the same without the target policy (mu in
+place of mu') and with the policy climbing min_i Q_i. Exploration noise
+while collecting is the policy's
 (softlearning/policies/deterministic_policy.py). ``d`` is 1 only for true
 terminations; time-limit truncations bootstrap. The loop that runs K updates
 in one compiled call and the target update are shared (fused_updates.py).
@@ -28,6 +30,14 @@ from .tensor_branches import every_step
 class TD3(FusedUpdateAlgorithm):
 
     categorical_critics = True
+    # Whether the targets' next actions come from a target copy of the
+    # policy, which moves with the critics' target copies every
+    # policy_delay updates (TD3's). Without one (FastTD3's) they come from
+    # the policy itself, and the critics' copies move every update.
+    target_policy = True
+    # How many of the critics (the first ones) the policy's loss takes the
+    # minimum of: TD3's first one; None for all (FastTD3's clipped double Q).
+    policy_critics = 1
 
     def __init__(self,
                  training_environment,
@@ -45,15 +55,18 @@ class TD3(FusedUpdateAlgorithm):
         self._policy_delay = int(policy_delay)
         if self._policy_delay < 1:
             raise ValueError(f"policy_delay must be >= 1, got {policy_delay}")
-        super().__init__(training_environment=training_environment,
-                         policy=policy,
-                         target_update_interval=self._policy_delay, **kwargs)
+        super().__init__(
+            training_environment=training_environment, policy=policy,
+            target_update_interval=(self._policy_delay if self.target_policy
+                                    else 1), **kwargs)
         self._target_noise = float(target_noise)
         self._target_noise_clip = float(target_noise_clip)
-        self._policy_target = policy.clone()
-        self._target_variable_pairs += list(zip(
-            self._policy.trainable_variables,
-            self._policy_target.trainable_variables))
+        # (The policy itself stands in for a target policy it has not.)
+        self._policy_target = policy.clone() if self.target_policy else policy
+        if self.target_policy:
+            self._target_variable_pairs += list(zip(
+                self._policy.trainable_variables,
+                self._policy_target.trainable_variables))
         # The last policy loss, reported on the updates between policy
         # updates too (diagnostics are means over the K fused updates).
         self._policy_loss = tf.Variable(0.0, name='policy_loss')
@@ -81,9 +94,9 @@ class TD3(FusedUpdateAlgorithm):
         variables = self._policy.trainable_variables
         with tf.GradientTape() as tape:
             actions = self._policy.actions(observations)
-            # (Q_0's value: a categorical critic's expectation.)
-            policy_loss = -self._mean(
-                self._min_Q(self._Qs[:1], observations, actions), batch)
+            # (Expected values, for categorical critics.)
+            policy_loss = -self._mean(self._min_Q(
+                self._Qs[:self.policy_critics], observations, actions), batch)
         gradients = tape.gradient(policy_loss, variables)
         self._policy_optimizer.apply_gradients(zip(gradients, variables))
         self._policy_loss.assign(policy_loss)
@@ -107,9 +120,10 @@ class TD3(FusedUpdateAlgorithm):
         return self._policy_target
 
     def tf_saveables(self):
-        return {**super().tf_saveables(),
-                'policy_target': self._policy_target.model,
-                'policy_loss': self._policy_loss}
+        saveables = super().tf_saveables()
+        if self.target_policy:
+            saveables['policy_target'] = self._policy_target.model
+        return {**saveables, 'policy_loss': self._policy_loss}
 
     def get_diagnostics(self, batch):
         return {**super().get_diagnostics(batch),

@@ -49,7 +49,7 @@ def feedforward_model(input_size, hidden_layer_sizes, output_size,
                       name='feedforward_model', layer_norm=False,
                       batch_renorm=None,
                       kernel_initializer=DEFAULT_KERNEL_INITIALIZER,
-                      precision=DEFAULT_PRECISION):
+                      precision=DEFAULT_PRECISION, input_layers=()):
     """A Dense stack. ``batch_renorm`` (True or BatchRenormalization's
     options): CrossQ's network, which also normalizes its input; call the
     model with ``training=True`` where the minibatch's statistics are to be
@@ -57,11 +57,13 @@ def feedforward_model(input_size, hidden_layer_sizes, output_size,
     ``kernel_initializer``: every Dense layer's (models/numpy_mlp.py's
     KERNEL_INITIALIZERS); biases start at zero. ``precision``: what the
     hidden layers compute in (models/precision.py); the outputs are
-    float32."""
+    float32. ``input_layers``: layers before the stack (a running
+    observation normalization, float32 under any precision)."""
     batch_renorm = batch_renorm_options(batch_renorm)
-    input_layers = ([] if batch_renorm is None
-                    else [BatchRenormalization(
-                        **batch_renorm, dtype=output_dtype(precision))])
+    input_layers = list(input_layers) + (
+        [] if batch_renorm is None
+        else [BatchRenormalization(**batch_renorm,
+                                   dtype=output_dtype(precision))])
     model = keras.Sequential(
         input_layers
         + [layer for units in hidden_layer_sizes
@@ -82,7 +84,8 @@ def build_network(input_size, hidden_layer_sizes, output_size,
     """A Keras network of kind ``network`` (models/networks.py): a
     ``feedforward_model`` with ``options``, or a ``simba_model`` whose
     first ``normalized_size`` inputs are the ``observation_keys`` fields
-    (or a ``simbav2_model``, likewise)."""
+    (or a ``simbav2_model``, likewise; or, 'normalized_mlp', the
+    ``feedforward_model`` behind that normalization)."""
     if network == 'simba':
         from .simba import simba_model
         return simba_model(input_size, hidden_layer_sizes, output_size,
@@ -91,6 +94,10 @@ def build_network(input_size, hidden_layer_sizes, output_size,
         from .simbav2 import simbav2_model
         return simbav2_model(input_size, hidden_layer_sizes, output_size,
                              observation_keys, normalized_size, **options)
+    if network == 'normalized_mlp':
+        from .simba import RunningNormalization
+        options['input_layers'] = [RunningNormalization(
+            normalized_size or input_size, observation_keys)]
     return feedforward_model(input_size, hidden_layer_sizes, output_size,
                              **options)
 

@@ -6,22 +6,35 @@ builders are models/feedforward.py's ``build_network``.
 - 'simba': SimBa's residual network with running observation
   normalization (models/simba.py);
 - 'simbav2': SimbaV2's hyperspherical network, with the same running
-  observation normalization (models/simbav2.py).
+  observation normalization (models/simbav2.py);
+- 'normalized_mlp': the Dense stack behind that running observation
+  normalization (FastTD3's and FastSAC's; models/numpy_normalized_mlp.py).
 """
 
 from .numpy_mlp import (DEFAULT_KERNEL_INITIALIZER, KERNEL_INITIALIZERS,
                         NumpyMirror, NumpyMLP, dense_stack_shapes)
+from .numpy_normalized_mlp import (NumpyNormalizedMLP,
+                                   NumpyNormalizedMLPMirror,
+                                   normalized_mlp_shapes)
 from .numpy_simba import NumpySimba, NumpySimbaMirror, simba_shapes
 from .numpy_simbav2 import NumpySimbaV2, NumpySimbaV2Mirror, simbav2_shapes
 from .precision import DEFAULT_PRECISION, check_precision
 
-NETWORKS = ('mlp', 'simba', 'simbav2')
+NETWORKS = ('mlp', 'simba', 'simbav2', 'normalized_mlp')
 # The networks that normalize their observations with running statistics
-# (SimBa's and SimbaV2's): what a policy or critic tells them apart by.
-NORMALIZING_NETWORKS = ('simba', 'simbav2')
-NUMPY_NETWORKS = {'simba': NumpySimba, 'simbav2': NumpySimbaV2}
-NUMPY_MIRRORS = {'simba': NumpySimbaMirror, 'simbav2': NumpySimbaV2Mirror}
-SHAPES = {'simba': simba_shapes, 'simbav2': simbav2_shapes}
+# (SimBa's, SimbaV2's, and the normalized Dense stack): what a policy or
+# critic tells them apart by.
+NORMALIZING_NETWORKS = ('simba', 'simbav2', 'normalized_mlp')
+# The networks that are Dense stacks (the others have architectures of
+# their own): they take a critic's dropout and LayerNorm, and a kernel
+# initializer.
+DENSE_STACKS = ('mlp', 'normalized_mlp')
+NUMPY_NETWORKS = {'simba': NumpySimba, 'simbav2': NumpySimbaV2,
+                  'normalized_mlp': NumpyNormalizedMLP}
+NUMPY_MIRRORS = {'simba': NumpySimbaMirror, 'simbav2': NumpySimbaV2Mirror,
+                 'normalized_mlp': NumpyNormalizedMLPMirror}
+SHAPES = {'simba': simba_shapes, 'simbav2': simbav2_shapes,
+          'normalized_mlp': normalized_mlp_shapes}
 # The networks whose output layer has a hidden projection of its own
 # (SimbaV2's), so that a Gaussian policy's mean and log-std get a head each
 # (``output_heads``); any other's last Dense layer serves every output alike.
@@ -55,6 +68,11 @@ def check_network(network, batch_renorm=None, encoder=None,
     if name and encoder is not None:
         raise ValueError(f"{name} network reads state observations; a pixel "
                          "agent's encoder is not supported.")
+    if network == 'normalized_mlp' and (batch_renorm or encoder is not None):
+        raise ValueError(
+            "A normalized_mlp network normalizes state observations with "
+            "running statistics; batch_renorm (which normalizes them "
+            "itself) and a pixel agent's encoder are not supported.")
     return network
 
 

@@ -1,26 +1,31 @@
-"""Deterministic policy of TD3 and DDPG: a = mu(s) = tanh(f(s)).
+"""Deterministic policy of TD3, DDPG and FastTD3: a = mu(s) = tanh(f(s)).
 
 The updates use mu(s) itself (``actions``; TD3 adds its target-smoothing
 noise in the algorithm). Collecting experience adds Gaussian exploration
-noise, a = clip(mu(s) + N(0, exploration_noise^2), -1, 1), in the numpy
-acting path that samplers (in-process or in actors) use; deterministic mode
-(evaluation, ``simulate``, export) acts with mu(s).
+noise, a = clip(mu(s) + N(0, sigma^2), -1, 1), in the numpy acting path
+that samplers (in-process or in actors) use: sigma is ``exploration_noise``,
+or FastTD3's per-episode draw between ``std_min`` and ``std_max``
+(exploration_noise.py). Deterministic mode (evaluation, ``simulate``,
+export) acts with mu(s).
 """
 
-from .feedforward_policy import FeedforwardPolicy
 # Acting in numpy is shared with the TensorFlow-free actors' policy.
-from .numpy_policies import (NumpyDeterministicPolicy,
-                             noisy_deterministic_actions)
+from .exploration_noise import NoisyDeterministicActing
+from .feedforward_policy import FeedforwardPolicy
+from .numpy_policies import NumpyDeterministicPolicy
 
 
-class FeedforwardDeterministicPolicy(FeedforwardPolicy):
+class FeedforwardDeterministicPolicy(NoisyDeterministicActing,
+                                     FeedforwardPolicy):
 
     numpy_class = NumpyDeterministicPolicy
     default_name = 'feedforward_deterministic_policy'
 
     def __init__(self, *args, exploration_noise=0.1, **kwargs):
+        """``exploration_noise``: sigma, or {'std_min': low, 'std_max':
+        high} for a sigma drawn per episode (exploration_noise.py)."""
         super().__init__(*args, **kwargs)
-        self.exploration_noise = float(exploration_noise)
+        self._set_exploration_noise(exploration_noise)
         self._config['exploration_noise'] = self.exploration_noise
 
     # TensorFlow path (inside compiled updates) ---------------------------
@@ -39,12 +44,7 @@ class FeedforwardDeterministicPolicy(FeedforwardPolicy):
 
     log_probs = actions_and_log_probs
 
-    # numpy path (acting in samplers) -------------------------------------
-
-    def _actions_from_outputs(self, outputs):
-        return noisy_deterministic_actions(
-            outputs, self.exploration_noise, self._np_random,
-            self._deterministic)
+    # numpy path (acting in samplers): NoisyDeterministicActing's ---------
 
     def get_diagnostics(self, observations):
         inputs = self._numpy_inputs(observations)

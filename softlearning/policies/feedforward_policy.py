@@ -38,8 +38,9 @@ class FeedforwardPolicy(NumpyActing, BasePolicy):
         without updating it. ``batch_renorm``: CrossQ's batch
         renormalization layers (models/feedforward.py), True or their
         options; the policy's update runs them in training mode, acting and
-        targets in inference mode. ``network``: 'mlp', 'simba' or 'simbav2'
-        (models/networks.py; their blocks, one per hidden layer size).
+        targets in inference mode. ``network``: 'mlp', 'simba', 'simbav2' or
+        'normalized_mlp' (models/networks.py; their blocks, one per hidden
+        layer size).
         ``kernel_initializer``: an 'mlp' network's Dense kernels'
         (models/numpy_mlp.py's KERNEL_INITIALIZERS). ``precision``: what
         the network computes in, in the update (models/precision.py; the

@@ -8,7 +8,8 @@ Actors step environments and never train, so they do not need TensorFlow:
 below). ``NumpySamplingPolicy`` is the same for ``FeedforwardSamplingPolicy``
 (Soft Q-Learning's sampling network, ``sampling_network_actions``).
 ``NumpyDeterministicPolicy`` is the same for ``FeedforwardDeterministicPolicy``
-(TD3/DDPG: a = mu(s), plus Gaussian exploration noise while collecting).
+(TD3/DDPG/FastTD3: a = mu(s), plus Gaussian exploration noise while
+collecting, exploration_noise.py).
 ``NumpyUniformPolicy`` is the warm-up policy, and the base of
 ``UniformPolicy``. The recurrent policies (``NumpyRecurrentGaussianPolicy``,
 ``NumpyRecurrentDeterministicPolicy``) put an LSTM before the Dense stack and
@@ -33,6 +34,7 @@ from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
 from softlearning.models.numpy_mlp import NumpyMLP, flat_size, initial_weights
 
 from .base_policy import BasePolicy
+from .exploration_noise import NoisyDeterministicActing
 
 LOG_SCALE_MIN, LOG_SCALE_MAX = -20.0, 2.0
 
@@ -117,8 +119,8 @@ class NumpyMLPPolicy(NumpyActing, BasePolicy):
         (models/numpy_conv.py), whose weights come first in the list
         ``set_weights`` loads. ``batch_renorm``: the network has CrossQ's
         batch renormalization layers (acting uses their running
-        statistics). ``network``: 'mlp', 'simba' or 'simbav2'
-        (models/networks.py).
+        statistics). ``network``: 'mlp', 'simba', 'simbav2' or
+        'normalized_mlp' (models/networks.py).
         ``kernel_initializer``: the TensorFlow policy's, which the weights
         this policy starts from (until the learner's arrive) follow."""
         self._batch_renorm = bool(batch_renorm)
@@ -222,32 +224,18 @@ class NumpySamplingPolicy(NumpyMLPPolicy):
                                         self._deterministic)
 
 
-def noisy_deterministic_actions(actions, exploration_noise, np_random,
-                                deterministic=False):
-    """TD3/DDPG's collection actions: clip(mu(s) + N(0, sigma^2), -1, 1);
-    mu(s) itself when deterministic (evaluation) or sigma is 0."""
-    if deterministic or not exploration_noise:
-        return actions
-    noise = exploration_noise * np_random.standard_normal(actions.shape,
-                                                          dtype=np.float32)
-    return np.clip(actions + noise, -1.0, 1.0)
-
-
-class NumpyDeterministicPolicy(NumpyMLPPolicy):
+class NumpyDeterministicPolicy(NoisyDeterministicActing, NumpyMLPPolicy):
     """The acting half of ``FeedforwardDeterministicPolicy``, without
-    TensorFlow: a = tanh(f(s)), with Gaussian exploration noise of standard
-    deviation ``exploration_noise`` unless deterministic."""
+    TensorFlow: a = tanh(f(s)), with Gaussian exploration noise
+    (``exploration_noise``: a standard deviation, or a per-episode one
+    drawn between ``std_min`` and ``std_max``, exploration_noise.py) unless
+    deterministic."""
 
     output_activation = 'tanh'
 
     def __init__(self, *args, exploration_noise=0.1, **kwargs):
         super().__init__(*args, **kwargs)
-        self.exploration_noise = float(exploration_noise)
-
-    def _actions_from_outputs(self, outputs):
-        return noisy_deterministic_actions(
-            outputs, self.exploration_noise, self._np_random,
-            self._deterministic)
+        self._set_exploration_noise(exploration_noise)
 
 
 class RecurrentActing:

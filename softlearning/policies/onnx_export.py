@@ -13,9 +13,9 @@ observation keys concatenated in ``observation_keys`` order (as the
 SavedModel's ``actions_flat``); the output ``actions`` [N, |A|] is the
 deterministic (mode) action, normalized to [-1, 1]: tanh of the mean for
 Gaussian policies, a = tanh(f(s)) for deterministic (TD3/DDPG) ones, the
-sampling network at zero noise for Soft Q-Learning's. SimBa's and SimbaV2's
-running observation normalization is part of the graph, its statistics
-frozen as constants.
+sampling network at zero noise for Soft Q-Learning's. The running
+observation normalization (SimBa's, SimbaV2's, a normalized_mlp's) is part
+of the graph, its statistics frozen as constants.
 
 The graph is written op by op (onnx.helper) from the weights of the numpy
 policy, the one sampler actors act with, following its math
@@ -237,7 +237,15 @@ def _simbav2(graph, x, weights, width, activation, output_activation,
                                                      axis=-1)
 
 
-_BUILDERS = {'mlp': _mlp, 'simba': _simba, 'simbav2': _simbav2}
+def _normalized_mlp(graph, x, weights, width, activation, output_activation,
+                    outputs):
+    x = graph.normalize_observations(x, weights[0], weights[1], width)
+    return _mlp(graph, x, weights[N_NORMALIZATION_WEIGHTS:], width,
+                activation, output_activation, outputs)
+
+
+_BUILDERS = {'mlp': _mlp, 'simba': _simba, 'simbav2': _simbav2,
+             'normalized_mlp': _normalized_mlp}
 assert set(_BUILDERS) == set(NETWORKS), NETWORKS
 
 

@@ -10,7 +10,9 @@ CATEGORICAL_KEYS = ('n_atoms', 'v_min', 'v_max')
 # True`` (algorithms/fused_updates.py; a test checks the two agree).
 CATEGORICAL_ALGORITHMS = ('softlearning.algorithms.sac:SAC',
                           'softlearning.algorithms.td3:TD3',
-                          'softlearning.algorithms.td3:DDPG')
+                          'softlearning.algorithms.td3:DDPG',
+                          'softlearning.algorithms.fast_td3:FastTD3',
+                          'softlearning.algorithms.fast_sac:FastSAC')
 
 
 def categorical_settings(categorical):

@@ -3,10 +3,10 @@
 import numpy as np
 import tensorflow as tf
 
-from softlearning.models import concat_observations, feedforward_model, flat_size
+from softlearning.models import concat_observations, flat_size
 from softlearning.models.feedforward import apply_with_dropout, build_network
 from softlearning.models.networks import (DEFAULT_KERNEL_INITIALIZER,
-                                          NORMALIZING_NETWORKS,
+                                          DENSE_STACKS, NORMALIZING_NETWORKS,
                                           network_options)
 from softlearning.models.precision import DEFAULT_PRECISION
 
@@ -31,17 +31,18 @@ class FeedforwardQFunction:
         activation). ``batch_renorm``: CrossQ's critics (batch
         renormalization of the input and after each hidden layer; True or
         the layers' options, models/batch_renorm.py). ``network``: 'mlp'
-        'simba' or 'simbav2' (models/networks.py; the observations
-        normalized, the actions not). ``kernel_initializer``: an 'mlp'
-        network's Dense kernels' (models/numpy_mlp.py's
-        KERNEL_INITIALIZERS). ``categorical``: a categorical (C51-style)
-        critic, {'n_atoms': N, 'v_min': ..., 'v_max': ...}: the network's
-        N outputs are the logits of the return's probabilities on N evenly
-        spaced atoms from v_min to v_max (``support``); the algorithms'
-        categorical update is algorithms/categorical_critics.py.
-        ``precision``: what the network computes in (models/precision.py;
-        the trainable passes the update's, algorithm_params.config.
-        precision); its outputs are float32."""
+        'simba', 'simbav2' or 'normalized_mlp' (models/networks.py; the
+        observations normalized, the actions not).
+        ``kernel_initializer``: an 'mlp' network's Dense kernels'
+        (models/numpy_mlp.py's KERNEL_INITIALIZERS). ``categorical``: a
+        categorical (C51-style) critic, {'n_atoms': N, 'v_min': ...,
+        'v_max': ...}: the network's N outputs are the logits of the
+        return's probabilities on N evenly spaced atoms from v_min to v_max
+        (``support``); the algorithms' categorical update is
+        algorithms/categorical_critics.py. ``precision``: what the network
+        computes in (models/precision.py; the trainable passes the
+        update's, algorithm_params.config.precision); its outputs are
+        float32."""
         model_options.update(network_options(
             network, batch_renorm, encoder, kernel_initializer, precision))
         self.support = None
@@ -90,7 +91,7 @@ class FeedforwardQFunction:
                      precision=DEFAULT_PRECISION):
         """``output_size``: 1 for Q(s, a); M for a critic that predicts M
         quantiles of the return (TQC)."""
-        if network in NORMALIZING_NETWORKS:
+        if network not in DENSE_STACKS:
             if dropout_rate or layer_norm:
                 raise ValueError(f"A {network} critic has its own "
                                  "normalizations and no dropout; drop "
@@ -102,11 +103,17 @@ class FeedforwardQFunction:
                 observation_keys=self.observation_keys,
                 normalized_size=observation_size, activation=activation,
                 name=name, precision=precision)
-        return feedforward_model(
-            observation_size + action_size, hidden_layer_sizes,
-            int(output_size), activation=activation, name=name,
-            layer_norm=bool(layer_norm), batch_renorm=batch_renorm,
-            kernel_initializer=kernel_initializer, precision=precision)
+        options = dict(activation=activation, name=name,
+                       layer_norm=bool(layer_norm), batch_renorm=batch_renorm,
+                       kernel_initializer=kernel_initializer,
+                       precision=precision)
+        if network in NORMALIZING_NETWORKS:
+            # The observations normalized, the actions after them not.
+            options.update(observation_keys=self.observation_keys,
+                           normalized_size=observation_size)
+        return build_network(observation_size + action_size,
+                             hidden_layer_sizes, int(output_size),
+                             network=network, **options)
 
     def network_inputs(self, observations):
         """What the network reads of the observations: the encoder's

@@ -66,7 +66,8 @@ def variant_options():
                debug='the variant',
                help='n-step returns: targets sum N discounted rewards (cut '
                     'at terminations and truncations) before bootstrapping '
-                    '(default: 1).'),
+                    "(default: 1, or the preset's n: FastTD3's and "
+                    "FastSAC's)."),
         Option('network', choices=('mlp', 'simba', 'simbav2'), group=VARIANT,
                debug='the variant',
                help="The actor's and critics' networks: 'simba' for SimBa's "

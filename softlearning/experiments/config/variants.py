@@ -230,10 +230,14 @@ def set_network(variant_spec, network):
 
 def set_n_step(variant_spec, n_step):
     """``--n-step N`` (N > 1): the pool returns n-step transitions
-    (replay_pools/n_step_replay_pool.py)."""
+    (replay_pools/n_step_replay_pool.py); a preset's n-step pool
+    (FastTD3's) returns N-step ones."""
     if n_step == 1:
         return
     pool = variant_spec['replay_pool_params']
+    if pool['class_name'] == 'NStepReplayPool':
+        pool['config']['n_step'] = n_step
+        return
     if pool['class_name'] != 'SimpleReplayPool':
         raise ValueError(
             f"--n-step {n_step} needs transitions from a SimpleReplayPool; "

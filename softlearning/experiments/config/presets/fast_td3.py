@@ -1,0 +1,66 @@
+"""FastTD3 (Seo et al. 2025, "FastTD3: Simple, Fast, and Capable
+Reinforcement Learning for Humanoid Control"): TD3 with categorical twin
+critics, running observation normalization, a per-episode exploration noise,
+n-step returns, AdamW and large batches (algorithms/fast_td3.py).
+
+The authors' settings (github younggyoseo/FastTD3, fast_td3/hyperparams.py
+and train.py: their defaults, HumanoidBench's) kept: two updates per
+environment step, the policy on every second; tau 0.1, the critics' copies
+moving every update and no target policy; learning rates 3e-4 with AdamW's
+weight decay 0.1; discount 0.99; 101 atoms on [-250, 250] (the authors set
+the support per task, from +-10 on MuJoCo Playground to +-10,000); target
+smoothing noise 0.001 clipped at 0.5; each episode's exploration noise drawn
+between 0.001 and 0.4 (policies/exploration_noise.py); observations
+normalized by their running mean and variance ('normalized_mlp' networks);
+three hidden layers each halving the width. What a 2-core CPU with one
+environment per sampler affords instead (each the authors' value, then
+ours): 128 to 4,096 environments stepped at once, 1; batch 32,768, 512;
+critics 1024-512-256, 512-256-128; actor 512-256-128, 256-128-64; n-step 1
+(HumanoidBench; 3 on DeepMind Control, 8 on IsaacLab locomotion), 3 (as
+on DeepMind Control); bfloat16 autocast and torch.compile, float32 and
+tf.function. On Pendulum (DOMAINS) the support is [-1600, 0]: its rewards
+reach -16 per step, its discounted returns -1600. The rest (buffer,
+warm-up, the normalization's epsilon): docs/algorithms/fasttd3.md.
+"""
+
+# What a 2-core CPU affords (the authors': 1024-512-256 critics,
+# 512-256-128 actor, batch 32,768, n-step 1 on HumanoidBench).
+CRITIC_SIZES = (512, 256, 128)
+ACTOR_SIZES = (256, 128, 64)
+BATCH = 512
+
+CRITICS = {'class_name': 'double_feedforward_Q_function', 'config': {
+    'hidden_layer_sizes': CRITIC_SIZES, 'network': 'normalized_mlp',
+    'categorical': {'n_atoms': 101, 'v_min': -250.0, 'v_max': 250.0}}}
+
+# What FastSAC's preset shares (presets/fast_sac.py). (The policy every
+# 2nd update: TD3's policy_delay; FastSAC's preset sets it.)
+SHARED = {
+    'algorithm_params.config': {
+        'tau': 0.1, 'batch_size': BATCH, 'n_train_repeat': 2},
+    # (3-step returns: the pool's default n_step.)
+    'replay_pool_params': {'class_name': 'NStepReplayPool', 'config': {}},
+}
+
+VARIANT = {
+    'algorithm_params': {'class_name': 'FastTD3', 'config': {
+        **SHARED['algorithm_params.config'], 'target_noise': 0.001}},
+    'policy_params': {'class_name': 'FeedforwardDeterministicPolicy',
+                      'config': {
+                          'hidden_layer_sizes': ACTOR_SIZES,
+                          'network': 'normalized_mlp',
+                          'exploration_noise': {'std_min': 0.001,
+                                                'std_max': 0.4}}},
+    'Q_params': CRITICS,
+    'replay_pool_params': SHARED['replay_pool_params'],
+}
+
+POLICIES = ('deterministic',)
+
+DOMAINS = {
+    'gym/Pendulum': {
+        'Q_params.config.categorical': {'n_atoms': 101, 'v_min': -1600.0,
+                                        'v_max': 0.0},
+        'algorithm_params.config.eval_n_episodes': 5,
+    },
+}
