@@ -188,3 +188,27 @@ def test_parallel_evaluation_equals_serial_evaluation(domain, task,
     for wanted, path in zip(serial, parallel):
         assert path['return'] == wanted['return']
         np.testing.assert_array_equal(path['actions'], wanted['actions'])
+
+
+def test_each_environment_keeps_its_episodes_exploration_noise():
+    """FastTD3's per-episode sigma with K environments: one per running
+    episode, kept to its end, a new one when the next starts."""
+    environments = [pendulum() for _ in range(3)]
+    policy = get_numpy_policy(
+        {'class_name': 'FeedforwardDeterministicPolicy',
+         'config': {'hidden_layer_sizes': (8,),
+                    'exploration_noise': {'std_min': 0.1, 'std_max': 0.4}}},
+        environments[0], seed=0)
+    vector = VectorStepper(environments, max_path_length=10, seed=0)
+    vector.step(policy, 3 * 4)
+    sigmas = [stepper.policy_state for stepper in vector.steppers]
+    assert all(0.1 <= sigma <= 0.4 for sigma in sigmas)
+    assert len(set(sigmas)) == 3
+    vector.step(policy, 3 * 5)  # steps 5-9 of the same episodes
+    assert [stepper.policy_state for stepper in vector.steppers] == sigmas
+    vector.step(policy, 3)  # the episodes' last steps
+    assert [stepper.policy_state for stepper in vector.steppers] == [None] * 3
+    vector.step(policy, 3)  # each environment's next episode
+    new = [stepper.policy_state for stepper in vector.steppers]
+    assert all(0.1 <= sigma <= 0.4 for sigma in new)
+    assert not set(new) & set(sigmas)

@@ -13,7 +13,8 @@ DDPG, FastTD3): ``exploration_noise`` in the policy's config.
 The episode's sigma is the policy's per-episode state (``BasePolicy.step``:
 None when an episode starts), which every sampler keeps with its running
 episode and its checkpoints (samplers/episode_stepper.py), in the learner's
-process and in sampler actors alike. Acting deterministically (evaluation,
+process and in sampler actors alike, one per environment where a sampler
+steps several (``step_batch``). Acting deterministically (evaluation,
 ``simulate``, export) adds no noise and draws none. ``actions_np`` on a
 batch, which has no states, takes each row as an episode's first step.
 
@@ -103,3 +104,20 @@ class NoisyDeterministicActing:
         action = self._actions_from_outputs(self._acting_network(inputs),
                                             state)
         return action[0], state
+
+    def step_batch(self, observations, states):
+        """``step`` for K running episodes (samplers stepping K
+        environments): a sigma drawn for each row whose episode starts
+        (None), in row order, each row acting with its own episode's."""
+        if not self._exploration_noise.per_episode:
+            return super().step_batch(observations, states)
+        if not self._deterministic:
+            states = [float(self._exploration_noise.episode_std(
+                self._np_random)) if state is None else state
+                for state in states]
+        inputs = self._numpy_inputs({key: np.asarray(value)
+                                     for key, value in observations.items()})
+        std = (None if self._deterministic
+               else np.asarray(states, np.float32)[:, None])
+        return (self._actions_from_outputs(self._acting_network(inputs), std),
+                list(states))
