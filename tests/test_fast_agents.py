@@ -28,13 +28,15 @@ class Spec:
 
 
 def deterministic_policies(exploration_noise=SCHEDULE, seed=0, **config):
-    """(TensorFlow policy, its numpy half with the same weights and seed)."""
+    """(TensorFlow policy, its numpy half with the same weights and seed).
+    The weights are the numpy policy's, which its seed decides (Keras's
+    initial weights depend on what the process ran before)."""
     params = {'class_name': 'FeedforwardDeterministicPolicy',
               'config': {'hidden_layer_sizes': (8, 8),
                          'exploration_noise': exploration_noise, **config}}
     tf_policy = policies.get(params, Spec, seed=seed)
     np_policy = policies.get_numpy_policy(params, Spec, seed=seed)
-    np_policy.set_weights(tf_policy.get_weights())
+    tf_policy.set_weights(np_policy.get_weights())
     return tf_policy, np_policy
 
 
