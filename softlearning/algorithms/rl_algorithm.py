@@ -78,8 +78,9 @@ class RLAlgorithm:
         self._policy = policy
         self._training_environment = training_environment
         self._evaluation_environment = evaluation_environment
-        # Environments built like the evaluation environment: with
-        # ``eval_seed``, evaluation episodes run as one vector over them.
+        # Environments built like the evaluation environment, given only
+        # with ``eval_seed`` (trial/build.py): evaluation episodes then run
+        # as one vector over them.
         self._evaluation_environment_copies = list(
             evaluation_environment_copies)
         self._initial_exploration_policy = initial_exploration_policy
@@ -292,8 +293,7 @@ class RLAlgorithm:
         if self._evaluation_environment is None:
             return {}
         with self._policy.set_deterministic(self._eval_deterministic):
-            if self._eval_seed is not None and (
-                    self._evaluation_environment_copies):
+            if self._evaluation_environment_copies:
                 paths = parallel_rollouts(
                     self._evaluation_environments(), self._policy,
                     self._max_path_length,
@@ -309,8 +309,8 @@ class RLAlgorithm:
         """The evaluation environment and its copies, the copies with the
         physical parameters a curriculum gave the first."""
         values = self._evaluation_environment.get_physical_parameters()
-        for environment in self._evaluation_environment_copies:
-            if values:
+        if values:
+            for environment in self._evaluation_environment_copies:
                 environment.set_physical_parameters(values)
         return [self._evaluation_environment,
                 *self._evaluation_environment_copies]

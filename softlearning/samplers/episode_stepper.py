@@ -147,8 +147,9 @@ class EpisodeStepper:
         return True
 
 
-def _stack_observations(observations):
-    return {key: np.stack([o[key] for o in observations])
+def stack_observations(observations):
+    """Observation dicts stacked into one dict of (N, ...) arrays."""
+    return {key: np.stack([np.asarray(o[key]) for o in observations])
             for key in observations[0]}
 
 
@@ -158,7 +159,7 @@ def stack_transitions(transitions, fields=BATCH_FIELDS):
     steps as int64."""
     columns = list(zip(*transitions))
     stack = {
-        'observations': lambda: _stack_observations(columns[0]),
+        'observations': lambda: stack_observations(columns[0]),
         # Policies act in float32; a float64 action would only double the
         # batch the pool stores as float32 anyway.
         'actions': lambda: np.stack(columns[1]).astype(np.float32),
@@ -166,7 +167,7 @@ def stack_transitions(transitions, fields=BATCH_FIELDS):
         # Only true terminations: a time limit still bootstraps.
         'terminals': lambda: np.asarray(columns[3],
                                         dtype=np.float32)[:, None],
-        'next_observations': lambda: _stack_observations(columns[4]),
+        'next_observations': lambda: stack_observations(columns[4]),
         # Where episodes begin and end, for sequence pools.
         'episodes': lambda: np.asarray(columns[5], dtype=np.int64),
         'episode_steps': lambda: np.asarray(columns[6], dtype=np.int64),

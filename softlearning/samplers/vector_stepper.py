@@ -26,9 +26,7 @@ sampler actor's seed stride (1000, 100003) shares, so no two environments
 of a run share a seed or an episode id.
 """
 
-import numpy as np
-
-from .episode_stepper import EpisodeStepper
+from .episode_stepper import EpisodeStepper, stack_observations
 
 ENVIRONMENT_SEED_STRIDE = 7919
 
@@ -49,11 +47,6 @@ def single_threaded_blas():
     times slower than 8 single ones."""
     from threadpoolctl import threadpool_limits
     threadpool_limits(1, user_api='blas')
-
-
-def stack_observations(observations):
-    return {key: np.stack([np.asarray(o[key]) for o in observations])
-            for key in observations[0]}
 
 
 def step_together(steppers, policy):
