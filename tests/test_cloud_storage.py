@@ -85,7 +85,7 @@ def s3_text(port, env, key):
 def test_results_and_checkpoints_go_to_s3_and_restore_resumes(s3_server,
                                                               tmp_path):
     port, env = s3_server
-    n_epochs = 30
+    n_epochs = 8
     uri = s3_uri(port, 'runs')
     process = _start(tmp_path, '--max-failures', '0', '--upload-dir', uri,
                      '--checkpoint-replay-pool', 'False', epochs=n_epochs,
