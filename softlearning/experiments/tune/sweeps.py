@@ -212,9 +212,13 @@ def get_progress_reporter(variant_spec, metric, mode, told_by_tune=False):
     metric_columns = dict(METRIC_COLUMNS)
     metric_columns.setdefault(metric, metric)
     best = {} if told_by_tune else {'metric': metric, 'mode': mode}
+    # print_intermediate_tables given: Tune's default reads the verbosity
+    # the process's previous Tune run left behind (a second experiment in
+    # one Python session would print its tables or not by the first's).
     return CLIReporter(metric_columns=metric_columns,
                        parameter_columns=parameters,
-                       max_report_frequency=30, **best)
+                       max_report_frequency=30,
+                       print_intermediate_tables=True, **best)
 
 
 def check_metric(metric):
