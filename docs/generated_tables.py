@@ -19,6 +19,7 @@ import sys
 import error_catalogue
 import examples_page
 import result_sentences
+import precision_figures
 import vector_figures
 
 DOCS = os.path.dirname(os.path.abspath(__file__))
@@ -395,6 +396,8 @@ GENERATORS = {
     'examples': lambda here: examples_page.markdown(here),
 }
 # Speed tables and the results said in sentences (result_sentences.py), the
-# figures of K environments per sampler (vector_figures.py).
+# figures of K environments per sampler (vector_figures.py) and of bfloat16
+# (precision_figures.py).
 GENERATORS.update(result_sentences.GENERATORS)
 GENERATORS.update(vector_figures.GENERATORS)
+GENERATORS.update(precision_figures.GENERATORS)

@@ -7,8 +7,9 @@ measurements under ``benchmarks/results/vector/``:
 - ``vector-actors``: sampler actors with K environments each against one
   each (``benchmarks/vector_actors.py``);
 - ``vector-end-to-end``: training steps per second of each agent with
-  K = 1 and its best K (``benchmarks/throughput.py --envs-per-sampler``,
-  one JSON line per run in ``end_to_end.jsonl``).
+  K = 1 and larger K (``benchmarks/vector_end_to_end.py``, which runs
+  ``benchmarks/throughput.py --envs-per-sampler K``; one JSON line per run
+  in ``end_to_end.jsonl``).
 
 A file that is not there yet gives a line saying so, not a table.
 """
@@ -84,24 +85,44 @@ def end_to_end(here=''):
     records = _load('end_to_end.jsonl')
     if records is None:
         return _missing('end_to_end.jsonl')
+    names = {name.lower(): name for name in _registered()}
     by_agent = {}
     for record in records:
         agent = record['benchmark'].replace('_throughput', '')
-        by_agent.setdefault(agent, {})[record['envs_per_sampler']] = record
+        by_agent.setdefault(names.get(agent, agent), {})[
+            record['envs_per_sampler']] = record
+    ks = sorted({k for runs in by_agent.values() for k in runs})
     rows = []
     for agent, runs in by_agent.items():
-        single = runs.get(1)
-        best_k = max(runs, key=lambda k: runs[k]['env_steps_per_s'])
-        best = runs[best_k]
-        rows.append((agent, f"{single['env_steps_per_s']:,.0f}"
-                     if single else '-', best_k,
-                     f"{best['env_steps_per_s']:,.0f}",
-                     f"{best['env_steps_per_s'] / single['env_steps_per_s']:.2f}x"
-                     if single else '-'))
-    cpu = records[0]['cpu']
-    return (f"HalfCheetah-v5, one update per environment step, {cpu}.\n\n"
-            + _table(('agent', 'K = 1 steps/s', 'best K', 'steps/s',
-                      'against K = 1'), rows))
+        rates = [f"{runs[k]['env_steps_per_s']:,.0f}" if k in runs else '-'
+                 for k in ks]
+        largest, single = runs[max(runs)], runs.get(1)
+        ratio = (f"{largest['env_steps_per_s'] / single['env_steps_per_s']:.2f}x"
+                 if single and max(runs) > 1 else '-')
+        alone = (single or largest)['updates_per_s']
+        rows.append((agent, *rates, ratio, f'{alone:,.0f}'))
+    record = records[0]
+    return (f"{record['environment']}, one update per environment step, the "
+            f"presets' networks and batches, {record['measured_env_steps']:,} "
+            f"measured steps per run; each run on one core "
+            f"({_one_cpu(record['cpu'])}), {record['tf_threads']} TensorFlow "
+            "thread, "
+            "two runs side by side. The last column is the same update "
+            "alone, on minibatches from the same pool.\n\n"
+            + _table(('agent', *(f'K = {k} steps/s' for k in ks),
+                      f'K = {ks[-1]} against K = 1', 'updates/s alone'),
+                     rows))
+
+
+def _one_cpu(cpu):
+    # Runs pinned to one core were recorded as '1 CPUs' before
+    # utils/machine.describe_cpu said '1 CPU'.
+    return cpu.replace(' 1 CPUs)', ' 1 CPU)')
+
+
+def _registered():
+    from softlearning.algorithms import ALGORITHMS
+    return ALGORITHMS
 
 
 GENERATORS = {

@@ -318,3 +318,36 @@ def test_n_step_option_sets_the_presets_n():
     variant = variant_for('--algorithm', 'FastTD3', '--n-step', '5',
                           *PENDULUM)
     assert variant['replay_pool_params']['config']['n_step'] == 5
+
+
+HALF_CHEETAH = ['--universe', 'gym', '--domain', 'HalfCheetah', '--task', 'v5']
+
+
+@pytest.mark.parametrize('name', ['FastTD3', 'FastSAC'])
+def test_presets_step_eight_environments_two_updates_per_four_steps(name):
+    """On MuJoCo; Pendulum keeps one environment and two updates per step
+    (what the learning tests calibrate); --envs-per-sampler overrides K
+    and keeps the ratio; other agents step one environment."""
+    def settings(*options):
+        variant = variant_for('--algorithm', name, *options)
+        config = variant['algorithm_params']['config']
+        return (variant['sampler_params']['config']['envs_per_sampler'],
+                config['n_train_repeat'], config['train_every_n_steps'])
+    assert settings(*HALF_CHEETAH) == (8, 2, 4)
+    assert settings(*PENDULUM) == (1, 2, 1)
+    assert settings(*HALF_CHEETAH, '--envs-per-sampler', '1') == (1, 2, 4)
+    sac = variant_for('--algorithm', 'SAC', *HALF_CHEETAH)
+    assert sac['sampler_params']['config']['envs_per_sampler'] == 1
+
+
+def test_fast_td3_trains_on_eight_environments_at_its_presets_ratio():
+    from checkpoint_helpers import make_runner, tiny_variant
+    variant = tiny_variant(algorithm='FastTD3', epochs=1, epoch_length=100,
+                           exploration=60)
+    runner = make_runner(variant)
+    result = runner.train()
+    assert len(runner.sampler._stepper) == 8
+    # Steps 61-100 owe 2 updates per multiple of 4: 20.
+    assert result['num_train_steps'] == 20
+    assert result['total_timestep'] == 100
+    runner.stop()

@@ -46,7 +46,7 @@ def _model_and_extension(cpuinfo):
 def describe_cpu(cpuinfo, cpus, fallback='unknown'):
     """'MODEL (EXTENSION, N CPUs)' from the text of /proc/cpuinfo."""
     model, extension = _model_and_extension(cpuinfo)
-    details = ', '.join(part for part in (extension, f'{cpus} CPUs') if part)
+    details = ', '.join(part for part in (extension, f"{cpus} CPU{'' if cpus == 1 else 's'}") if part)
     return f'{model or fallback} ({details})'
 
 

@@ -121,12 +121,13 @@ def sampling_options():
                help='Collect experience with N Ray actors, each with its '
                     'own environment (default: 0, collect in the trial\'s '
                     'own process).'),
-        Option('envs_per_sampler', type=positive_int, default=1,
+        Option('envs_per_sampler', type=positive_int,
                group=SAMPLING, debug='the sampler',
                help='Environments each sampler steps as one vector, with '
                     'one batched policy call per step: the trial\'s own '
                     'sampler, or every sampler actor with --num-samplers '
-                    '(default: %(default)s).'),
+                    '(default: the preset\'s; 1 but for FastTD3 and '
+                    'FastSAC on MuJoCo, 8).'),
         Option('sampler_cpus', type=positive_float, group=SAMPLING,
                debug="the sampler actors' CPUs",
                help='CPUs reserved per sampler actor; counted in the '

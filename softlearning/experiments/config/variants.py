@@ -250,9 +250,10 @@ def set_n_step(variant_spec, n_step):
 
 def set_parallel_sampling(variant_spec, args):
     """``--num-samplers N`` (N >= 1) collects with N Ray actors;
-    ``--envs-per-sampler K`` (K > 1) gives each sampler K environments."""
-    envs_per_sampler = getattr(args, 'envs_per_sampler', 1)
-    if envs_per_sampler != 1:
+    ``--envs-per-sampler K`` gives each sampler K environments (not given:
+    the preset's number, 1 where it names none)."""
+    envs_per_sampler = getattr(args, 'envs_per_sampler', None)
+    if envs_per_sampler is not None:
         variant_spec['sampler_params']['config'][
             'envs_per_sampler'] = envs_per_sampler
     num_samplers = args.num_samplers

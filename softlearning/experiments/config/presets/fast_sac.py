@@ -30,6 +30,7 @@ VARIANT = {
         'network': 'normalized_mlp'}},
     'Q_params': fast_td3.CRITICS,
     'replay_pool_params': fast_td3.SHARED['replay_pool_params'],
+    'sampler_params': fast_td3.SHARED['sampler_params'],
 }
 
 POLICIES = ('gaussian',)
