@@ -87,7 +87,7 @@ def run_case(name, spec, seeds):
         start = time.time()
         result = subprocess.run(
             command, cwd=REPO_ROOT, capture_output=True, text=True,
-            env={**os.environ, 'PYTHONPATH': REPO_ROOT})
+            env={**os.environ, 'PYTHONPATH': REPO_ROOT, **spec['env']})
         if result.returncode:
             raise SystemExit(f'{name}: the run failed:\n'
                              + result.stderr[-3000:])

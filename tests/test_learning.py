@@ -36,7 +36,8 @@ def evaluation_returns(tmp_path, names, timeout=1500):
                '--n-epochs', str(CASES[name]['epochs']),
                '--seed', learning_seed(), '--local-dir', tmp_path / name,
                '--trial-cpus', '1']
-        for name in names}, timeout=timeout)
+        for name in names}, timeout=timeout,
+        envs={name: CASES[name]['env'] for name in names})
     curves = {}
     for name, result in results.items():
         assert result.returncode == 0, (name, result.stdout[-3000:],
@@ -70,10 +71,11 @@ def test_sac_and_sql_learn_pendulum(tmp_path):
     assert_cases_learn(tmp_path, 'SAC', 'SQL')
 
 
-def test_td3_and_ddpg_learn_pendulum(tmp_path):
+def test_td3_ddpg_and_bfloat16_sac_learn_pendulum(tmp_path):
     """With 64-64 networks, which learn Pendulum at about a fifth of the
-    cost of the default 256-256."""
-    assert_cases_learn(tmp_path, 'TD3', 'DDPG')
+    cost of the default 256-256; SAC's update in bfloat16 mixed precision
+    (--precision bfloat16) learns as float32's."""
+    assert_cases_learn(tmp_path, 'TD3', 'DDPG', 'SAC bfloat16')
 
 
 def test_tqc_and_n_step_sac_learn_pendulum(tmp_path):
