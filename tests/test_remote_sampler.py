@@ -1,6 +1,7 @@
 """RemoteSampler with real Ray actors and real MuJoCo/TensorFlow."""
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -118,6 +119,19 @@ def test_warm_up_acts_uniformly(ray_cluster):
         sampler.close()
 
 
+def _wait_until_dead(actor, timeout=300):
+    """ray.kill only asks Ray to kill the actor: a call made at once may
+    still run on it. Returns once a call fails as on a dead actor."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            ray.get(actor.get_seed.remote(), timeout=timeout)
+        except ray.exceptions.RayActorError:
+            return
+        assert time.monotonic() < deadline, 'the killed actor still answers'
+        time.sleep(0.1)
+
+
 def test_killed_actor_is_replaced_and_sampling_goes_on(ray_cluster):
     sampler, policy, exploration, pool = make_sampler()
     try:
@@ -125,6 +139,7 @@ def test_killed_actor_is_replaced_and_sampling_goes_on(ray_cluster):
         sampler.sample(10, policy)
         old_actor = sampler.actors[0]
         ray.kill(old_actor)
+        _wait_until_dead(old_actor)
         sampler.sample(10, policy)
         assert pool.size == 20
         assert sampler.actors[0] is not old_actor
