@@ -63,6 +63,7 @@ def main():
     print(f'{len(queue)} runs to measure, {len(args.cores)} at a time',
           flush=True)
     running = {}  # core -> (algorithm, k, process)
+    failed = 0
     while queue or running:
         for core in args.cores:
             if core not in running and queue:
@@ -79,6 +80,7 @@ def main():
             if process.returncode or not lines:
                 print(f'{algorithm} K={k}: failed (exit {process.returncode})',
                       file=sys.stderr, flush=True)
+                failed += 1
                 continue
             record = json.loads(lines[-1])
             with open(args.output, 'a') as f:
@@ -87,6 +89,8 @@ def main():
                   'steps/s', flush=True)
         if running:
             time.sleep(1)
+    if failed:
+        sys.exit(f'{failed} runs failed; run the command again to retry them.')
 
 
 if __name__ == '__main__':

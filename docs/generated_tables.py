@@ -62,6 +62,7 @@ SUITES = {
         'steps': 100000},
     # Per-hour: each run scored at the end of its training budget.
     'per_hour_selection': {'runs': ['per_hour_selection/*/*'], 'steps': None},
+    'per_hour_fast': {'runs': ['per_hour_fast/*/*'], 'steps': None},
     'per_hour': {'runs': ['per_hour/*/*'], 'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
