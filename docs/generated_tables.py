@@ -18,6 +18,7 @@ import sys
 # (docs/, beside this file)
 import error_catalogue
 import examples_page
+from markdown_table import table as _table
 import result_sentences
 import precision_figures
 import vector_figures
@@ -90,13 +91,6 @@ def algorithms_without_pages(docs_dir):
 
 def _link(here, path):
     return posixpath.relpath(path, here or '.')
-
-
-def _table(header, rows, align=None):
-    align = align or ['---'] * len(header)
-    lines = ['| ' + ' | '.join(header) + ' |', '| ' + ' | '.join(align) + ' |']
-    lines += ['| ' + ' | '.join(str(cell) for cell in row) + ' |' for row in rows]
-    return '\n'.join(lines)
 
 
 def _first_sentence(text):

@@ -13,6 +13,8 @@ import glob
 import json
 import os
 
+from markdown_table import table
+
 DOCS = os.path.dirname(os.path.abspath(__file__))
 PRECISION = os.path.join(os.path.dirname(DOCS), 'benchmarks', 'results',
                          'precision')
@@ -35,12 +37,12 @@ def update(here=''):
     for result in results:
         kind = ('native bfloat16' if result['native_bfloat16']
                 else 'bfloat16 EMULATED')
-        header = ('| width | batch | float32 updates/s | bfloat16 updates/s '
-                  '| bfloat16 / float32 |\n| ---: | ---: | ---: | ---: | ---: |')
-        rows = [f"| {row['width']:,} | {row['batch_size']:,} "
-                f"| {row['float32_updates_per_s']:,.1f} "
-                f"| {row['bfloat16_updates_per_s']:,.1f} "
-                f"| {row['bfloat16_over_float32']:.2f}x |"
+        header = ('width', 'batch', 'float32 updates/s', 'bfloat16 updates/s',
+                  'bfloat16 / float32')
+        rows = [(f"{row['width']:,}", f"{row['batch_size']:,}",
+                 f"{row['float32_updates_per_s']:,.1f}",
+                 f"{row['bfloat16_updates_per_s']:,.1f}",
+                 f"{row['bfloat16_over_float32']:.2f}x")
                 for row in result['rows']]
         xla = 'with XLA' if result['jit_compile'] else 'without XLA'
         parts.append(
@@ -50,7 +52,7 @@ def update(here=''):
             f"the policy all of two layers of the width; {result['cpu']}, "
             f"{kind}; the median of {result['rounds']} rounds of "
             f"{result['calls']} calls, the two precisions in alternation.\n\n"
-            + header + '\n' + '\n'.join(rows))
+            + table(header, rows, ['---:'] * len(header)))
     return '\n\n'.join(parts)
 
 

@@ -17,6 +17,8 @@ A file that is not there yet gives a line saying so, not a table.
 import json
 import os
 
+from markdown_table import numbers_table as _table
+
 DOCS = os.path.dirname(os.path.abspath(__file__))
 VECTOR = os.path.join(os.path.dirname(DOCS), 'benchmarks', 'results',
                       'vector')
@@ -35,14 +37,6 @@ def _load(name):
 def _missing(name):
     return (f"*Not measured yet: `benchmarks/results/vector/{name}` is not "
             "committed.*")
-
-
-def _table(header, rows):
-    lines = ['| ' + ' | '.join(header) + ' |',
-             '| ' + ' | '.join(['---'] + ['---:'] * (len(header) - 1)) + ' |']
-    lines += ['| ' + ' | '.join(str(cell) for cell in row) + ' |'
-              for row in rows]
-    return '\n'.join(lines)
 
 
 def collection(here=''):
