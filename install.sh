@@ -20,11 +20,12 @@ fi
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-# The sweeps (optuna), tracking (MLflow, W&B) and docs (MkDocs) extras too,
+# The sweeps (optuna), tracking (MLflow, W&B), docs (MkDocs), ONNX and
+# robotics (gymnasium-robotics) extras too,
 # so that the tests cover them. uv resolves and installs the same versions
 # as pip in a fraction of the time (about 30 s instead of 2 minutes on a
 # fresh machine); pip does it where uv cannot be had.
-EXTRAS='.[test,sweeps,tracking,docs,onnx]'
+EXTRAS='.[test,sweeps,tracking,docs,onnx,robotics]'
 if .venv/bin/python -m pip install -q uv 2>/dev/null; then
     # Bytecode compiled now, as pip does: where PYTHONDONTWRITEBYTECODE is
     # set, Python would compile every module again in every process.

@@ -53,6 +53,9 @@ setup(
                  'mkdocstrings[python]==1.0.*', 'mkdocstrings-python==2.0.*'],
         # softlearning export --format onnx, and acting with its model
         'onnx': ['onnx==1.23.*', 'onnxruntime==1.32.*'],
+        # gymnasium-robotics' goal-conditioned Fetch tasks (--domain
+        # FetchPush --task v4), trained with hindsight relabeling (--her).
+        'robotics': ['gymnasium-robotics==1.4.2'],
     },
     entry_points={
         'console_scripts': [

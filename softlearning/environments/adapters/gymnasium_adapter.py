@@ -256,11 +256,16 @@ class GymnasiumAdapter(SoftlearningEnv):
 
     @staticmethod
     def _register_environments():
-        """Hook for adapters whose environments live in another package."""
+        """Hook for adapters whose environments live in another package:
+        here gymnasium-robotics' Fetch tasks, where it is installed."""
+        from .robotics import register_robotics_environments
+        register_robotics_environments()
 
     @staticmethod
     def _is_own_spec(spec):
-        return not _is_pybullet(spec)
+        from .robotics import is_fetch_spec, is_robotics_spec
+        return not _is_pybullet(spec) and (
+            not is_robotics_spec(spec) or is_fetch_spec(spec))
 
     @property
     def unwrapped(self):
@@ -269,6 +274,13 @@ class GymnasiumAdapter(SoftlearningEnv):
     @property
     def max_episode_steps(self):
         return self._env.spec.max_episode_steps
+
+    @property
+    def compute_reward(self):
+        """A goal-conditioned environment's reward function
+        (``compute_reward(achieved_goal, desired_goal, info)``, vectorized
+        over a leading batch axis), or None."""
+        return getattr(self._env.unwrapped, 'compute_reward', None)
 
     # Physical parameters -------------------------------------------------
     #
@@ -372,6 +384,9 @@ class GymnasiumAdapter(SoftlearningEnv):
             state['state'] = unwrapped.state.copy()
         else:
             return None
+        if isinstance(getattr(unwrapped, 'goal', None), np.ndarray):
+            # A goal-conditioned task's goal lives outside the physics.
+            state['goal'] = unwrapped.goal.copy()
         return state
 
     def set_episode_state(self, state):
@@ -387,6 +402,8 @@ class GymnasiumAdapter(SoftlearningEnv):
             mujoco.mj_forward(unwrapped.model, unwrapped.data)
         else:
             unwrapped.state = state['state'].copy()
+        if 'goal' in state:
+            unwrapped.goal = state['goal'].copy()
         unwrapped.np_random.bit_generator.state = state['np_random']
         time_limit = self._time_limit()
         if time_limit is not None:

@@ -34,7 +34,9 @@ SUPPLIED_BY_RUNNER = {
                                   'seed'},
     'Q_params': {'observation_shapes', 'action_shape', 'name', 'encoder',
                  'precision'},
-    'replay_pool_params': {'observation_shapes', 'action_shape', 'seed'},
+    # A hindsight pool's reward function is its environment's.
+    'replay_pool_params': {'observation_shapes', 'action_shape', 'seed',
+                           'reward_function'},
     'sampler_params': {'seed', 'environment_params'},
 }
 

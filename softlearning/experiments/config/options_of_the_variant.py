@@ -68,6 +68,15 @@ def variant_options():
                     'at terminations and truncations) before bootstrapping '
                     "(default: 1, or the preset's n: FastTD3's and "
                     "FastSAC's)."),
+        Option('her', choices=('future', 'final', 'episode', 'off'),
+               group=VARIANT, debug='the variant',
+               help='Hindsight experience replay on goal-conditioned tasks '
+                    '(observations with achieved_goal and desired_goal, '
+                    'and compute_reward): minibatches relabel goals with '
+                    'achieved ones of the same episode, 4 per real one '
+                    '(--config replay_pool_params.config.relabeled_goals=K)'
+                    ". Default: 'future' on gymnasium-robotics' Fetch "
+                    "tasks, 'off' elsewhere."),
         Option('network', choices=('mlp', 'simba', 'simbav2'), group=VARIANT,
                debug='the variant',
                help="The actor's and critics' networks: 'simba' for SimBa's "

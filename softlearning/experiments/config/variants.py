@@ -39,6 +39,7 @@ from softlearning.value_functions.categorical_settings import (
 
 from softlearning.experiments.config import presets
 from softlearning.experiments.config import value_types
+from softlearning.experiments.config.hindsight import set_hindsight
 from softlearning.experiments.config.config_keys import (
     check_config_keys, constructor_defaults, with_constructor_defaults)
 from softlearning.experiments.config.precision import (
@@ -178,6 +179,7 @@ def preset_variant(args, universe, domain, task):
         variant_spec['curriculum'] = curriculum.load_curriculum_file(
             args.curriculum)
     set_parallel_sampling(variant_spec, args)
+    set_hindsight(variant_spec, getattr(args, 'her', None), universe, domain)
     set_n_step(variant_spec, args.n_step)
     set_network(variant_spec, args.network)
     set_precision(variant_spec, args.precision)

@@ -55,6 +55,40 @@ DOMAINS = {
     'pybullet': {'algorithm_params.config.n_epochs': 1000},
 }
 
+# gymnasium-robotics' Fetch tasks (sparse rewards, 50-step episodes, goals in
+# the observations): hindsight relabeling (HINDSIGHT_DOMAINS), discount 0.95
+# and learning rates 1e-3, as rl-baselines3-zoo's settings for them and the
+# HER papers; 1,000 warm-up steps. Push,
+# PickAndPlace and Slide: the HER paper's three layers of 256 and target
+# smoothing 0.05 (the zoo's TQC has 512 x 3 and batches of 2,048: a GPU's
+# setting; here one update of that size costs about 8 of these). Reach:
+# 20,000 steps (the zoo's), the others 1,000,000.
+FETCH = {
+    'algorithm_params.config.discount': 0.95,
+    'algorithm_params.config.policy_lr': 1e-3,
+    'algorithm_params.config.Q_lr': 1e-3,
+    'algorithm_params.config.max_path_length': 50,
+    'algorithm_params.config.n_initial_exploration_steps': 1000,
+    'algorithm_params.config.eval_n_episodes': 10,
+}
+FETCH_MANIPULATION = {
+    **FETCH,
+    'algorithm_params.config.n_epochs': 1000,
+    'algorithm_params.config.tau': 0.05,
+    'policy_params.config.hidden_layer_sizes': (256, 256, 256),
+    'Q_params.config.hidden_layer_sizes': (256, 256, 256),
+}
+FETCH_DOMAINS = {
+    'gym/FetchReach': {**FETCH, 'algorithm_params.config.n_epochs': 20},
+    **{f'gym/Fetch{task}': FETCH_MANIPULATION
+       for task in ('Push', 'PickAndPlace', 'Slide')},
+}
+DOMAINS.update(FETCH_DOMAINS)
+# Goal-conditioned domains: an agent whose pool is a SimpleReplayPool gets
+# a HindsightReplayPool relabeling 'future' goals, 4 per real one (--her;
+# variants.set_hindsight).
+HINDSIGHT_DOMAINS = {name: 'future' for name in FETCH_DOMAINS}
+
 # run_example_debug: eager TensorFlow runs ~10 updates/s, so epochs are tiny.
 DEBUG = {
     'algorithm_params.config.n_epochs': 2,

@@ -22,4 +22,8 @@ DOMAINS = {
         'algorithm_params.config.alpha_lr': 1e-3,
         'algorithm_params.config.eval_n_episodes': 5,
     },
+    # The temperature's learning rate beside the others' on the Fetch tasks
+    # (presets/common.py), as SB3's single learning rate has it.
+    **{f'gym/Fetch{task}': {'algorithm_params.config.alpha_lr': 1e-3}
+       for task in ('Reach', 'Push', 'PickAndPlace', 'Slide')},
 }
