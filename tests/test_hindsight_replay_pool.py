@@ -294,3 +294,24 @@ def test_her_with_an_agent_whose_pool_cannot_relabel_stops_before_ray():
     assert result.returncode != 0
     assert ('this agent\'s pool is a NStepReplayPool (--her off'
             in last_line(result))
+
+
+def test_simulate_builds_fetch_tasks_at_the_frame_size_asked_for(
+        fetch_reach):
+    """Headless, as softlearning simulate films it (MUJOCO_GL=osmesa is
+    read when MuJoCo first renders: in a process of its own)."""
+    script = (
+        "from softlearning.experiments.trial.policy_loading import "
+        "build_environment\n"
+        "variant = {'environment_params': {'training': {'universe': 'gym', "
+        "'domain': 'FetchReach', 'task': 'v4', 'kwargs': {}}}}\n"
+        "environment = build_environment(variant, 'rgb_array', "
+        "{'width': 64, 'height': 48})\n"
+        "environment.reset(seed=0)\n"
+        "print(environment.render().shape)\n")
+    result = subprocess.run(
+        [sys.executable, '-c', script], cwd=REPO_ROOT, capture_output=True,
+        text=True, timeout=300, env={**os.environ, 'MUJOCO_GL': 'osmesa',
+                                     'PYOPENGL_PLATFORM': 'osmesa'})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == '(48, 64, 3)'

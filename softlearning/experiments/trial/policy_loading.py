@@ -50,18 +50,20 @@ def build_environment(variant, render_mode=None, render_kwargs=None):
 
 
 def _accepts_frame_size(environment_params):
-    """gymnasium's MuJoCo environments take width/height; classic control
-    and Bullet environments render at a fixed size."""
+    """gymnasium's MuJoCo environments (and gymnasium-robotics' Fetch
+    tasks) take width/height; classic control and Bullet environments
+    render at a fixed size."""
     if environment_params['universe'] != 'gym':
         return False
     import gymnasium
     from softlearning.environments.adapters.gymnasium_adapter import (
-        import_environment_module)
+        GymnasiumAdapter, import_environment_module)
+    GymnasiumAdapter._register_environments()
     domain = import_environment_module(
         environment_params['domain'],
         import_path=environment_params.get('import_path'))
     spec = gymnasium.spec(f"{domain}-{environment_params['task']}")
-    return 'mujoco' in str(spec.entry_point)
+    return 'mujoco' in str(spec.entry_point).lower()
 
 
 def load_policy_weights(checkpoint_dir, variant):
