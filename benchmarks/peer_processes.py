@@ -24,11 +24,17 @@ import time
 from peer_trial_folder import (
     ERROR_FILE, RESUMES_FILE, STDERR_FILE, clear_run, remove_checkpoint,
     resumable, rewind_progress, write_params)
+import softlearning
 from softlearning.experiments.benchmark.suites import SuiteError
 from softlearning.utils.machine import cpu_model
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       'peer_worker.py')
+# softlearning's registration of gymnasium-robotics' tasks (and its patch
+# of them), which imports neither softlearning nor TensorFlow: the worker
+# loads it by its path.
+ROBOTICS_MODULE = os.path.join(os.path.dirname(softlearning.__file__),
+                               'environments', 'adapters', 'robotics.py')
 # Versions recorded in params.json: the library's own, then what it ran on.
 VERSION_MODULES = {
     'sbx': ('sbx', 'stable_baselines3', 'jax', 'flax', 'optax', 'gymnasium',
@@ -94,10 +100,13 @@ def side_by_side_cores():
     return cores[0], cores[-1]
 
 
-def peer_versions(peer_python, library):
-    """{module: version} of the library and what it runs on, from the
-    peer's interpreter; SuiteError if it cannot import them."""
-    modules = VERSION_MODULES[library]
+def peer_versions(peer_python, library, extra_modules=()):
+    """{module: version} of the library and what it runs on (and
+    ``extra_modules``: what some runs need besides), from the peer's
+    interpreter; SuiteError if it cannot import them."""
+    modules = VERSION_MODULES[library] + tuple(
+        module for module in extra_modules
+        if module not in VERSION_MODULES[library])
     try:
         result = subprocess.run(
             [peer_python, '-c', VERSIONS_SCRIPT, *modules],
@@ -109,17 +118,18 @@ def peer_versions(peer_python, library):
     if result.returncode:
         last = (result.stderr.strip().splitlines() or ['no output'])[-1]
         raise SuiteError(f"--peer-python {peer_python} cannot import "
-                         f"{library}'s modules: {last}")
+                         f"{', '.join(modules)}: {last}")
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def worker_spec(run, params, resume):
     """What the peer worker is told (peer_worker.py's arguments): the
     run's protocol (its steps, evaluations and a per-hour suite's budget
-    of training seconds), where it resumes, the peer's constructor."""
+    of training seconds), where it resumes, the peer's constructor, and
+    where softlearning's robotics module is."""
     return {**{key: run[key] for key in WORKER_KEYS}, 'resume': resume,
             'constructor': params['benchmark']['constructor'],
-            'cpu': cpu_model()}
+            'cpu': cpu_model(), 'robotics_module': ROBOTICS_MODULE}
 
 
 def start_run(run, params, peer_python, core):

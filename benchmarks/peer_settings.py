@@ -16,17 +16,31 @@ from softlearning.experiments.config.presets import tqc as tqc_preset
 
 LIBRARY_MODULES = {'sbx': 'sbx', 'sb3': 'stable_baselines3'}
 # SBX's class of each (DroQ is its SAC with dropout + LayerNorm critics);
-# SB3 has SAC and TD3 only.
+# SB3 has SAC and TD3, and TQC through sb3-contrib.
 PEER_CLASSES = {'SAC': 'SAC', 'TD3': 'TD3', 'TQC': 'TQC', 'DroQ': 'SAC',
                 'CrossQ': 'CrossQ'}
-SB3_ALGORITHMS = ('SAC', 'TD3')
+SB3_ALGORITHMS = ('SAC', 'TD3', 'TQC')
+# Classes a library keeps outside its own package.
+CLASS_MODULES = {('sb3', 'TQC'): 'sb3_contrib'}
 # SBX's TQC builds two critics whatever n_critics says (peers.py's
 # docstring): a suite's softlearning TQC must have as many
-# (check_tqc_critics).
+# (check_tqc_critics). sb3-contrib's builds n_critics: the preset's.
 TQC_CRITICS = 2
 TQC_CRITICS_KEY = 'Q_params.config.n_Q_functions'
 # Activations both peers build from a name (peer_worker.ACTIVATIONS).
 PEER_ACTIVATIONS = ('relu',)
+# softlearning's hindsight replay pool and what SB3 calls its counterpart
+# (both libraries take SB3's, SBX being built on SB3); goal-conditioned
+# observations are Dicts, which SB3 feeds through MultiInputPolicy
+# (each entry flattened, then concatenated: the same MLP).
+HINDSIGHT_POOL = 'HindsightReplayPool'
+PEER_HINDSIGHT_BUFFER = 'HerReplayBuffer'
+HINDSIGHT_ENTRIES = {
+    'replay_pool': 'replay_pool_params.class_name',
+    'replay_pool_strategy': 'replay_pool_params.config.strategy',
+    'replay_pool_relabeled_goals':
+        'replay_pool_params.config.relabeled_goals',
+}
 
 # Peer setting -> the variant entry it is read from. Every algorithm's:
 COMMON_ENTRIES = {
@@ -77,13 +91,14 @@ TWIN_Q_FUNCTIONS = ('double_feedforward_Q_function',)
 
 
 def check_tqc_critics(suite, algorithms, library):
-    """Refuses to run SBX's TQC against a suite whose softlearning TQC has
-    another number of critics than SBX's two."""
-    if library != 'sbx' or 'TQC' not in algorithms:
+    """Refuses to run the peer's TQC against a suite whose softlearning TQC
+    has another number of critics: SBX's two, or for SB3 (sb3-contrib's,
+    which takes the preset's count) a count the suite's config changes."""
+    if 'TQC' not in algorithms:
         return
     preset = tqc_preset.VARIANT['Q_params']['config']['n_Q_functions']
     critics = suite.config.get(TQC_CRITICS_KEY, preset)
-    if critics != TQC_CRITICS:
+    if library == 'sbx' and critics != TQC_CRITICS:
         raise SuiteError(
             f"SBX's TQC has {TQC_CRITICS} critics; this suite's softlearning "
             f"TQC has {critics} ({TQC_CRITICS_KEY}: the preset's "
@@ -91,6 +106,12 @@ def check_tqc_critics(suite, algorithms, library):
             f"'{TQC_CRITICS_KEY}: {TQC_CRITICS}' in the suite's config for "
             "the same agent on both sides (examples/benchmarks/tqc_50k.yaml), "
             "or leave TQC out (--algorithms).")
+    if library == 'sb3' and critics != preset:
+        raise SuiteError(
+            f"SB3's TQC (sb3-contrib) takes the preset's {preset} critics; "
+            f"this suite's config sets {TQC_CRITICS_KEY}: {critics} for "
+            "softlearning only. Run it with --library sbx, or leave TQC out "
+            "(--algorithms).")
 
 
 def _entry(variant, dotted):
@@ -100,14 +121,20 @@ def _entry(variant, dotted):
     return node
 
 
-def preset_settings(algorithm, environment):
+def preset_settings(algorithm, environment, library=None):
     """The settings of softlearning's preset of ``algorithm`` on
     ``environment`` ('gym/Hopper/v5') that the peers take, under
-    softlearning's names."""
+    softlearning's names (``library``: whose TQC critic count)."""
     universe, domain, task = environment.split('/')
     variant = experiments.variant_spec(algorithm=algorithm,
                                        universe=universe, domain=domain,
                                        task=task)
+    return variant_settings(algorithm, environment, variant, library)
+
+
+def variant_settings(algorithm, environment, variant, library=None):
+    """preset_settings of a variant as softlearning builds it (constructor
+    defaults included)."""
     if variant['Q_params']['class_name'] in TWIN_Q_FUNCTIONS:
         variant['Q_params']['config'].setdefault('n_Q_functions', 2)
     config = {name: _entry(variant, entry) for name, entry in {
@@ -115,8 +142,18 @@ def preset_settings(algorithm, environment):
     for name in ('hidden_layer_sizes', 'Q_hidden_layer_sizes'):
         if name in config:
             config[name] = list(config[name])
-    if algorithm == 'TQC':  # SBX's two (check_tqc_critics)
+    if algorithm == 'TQC' and library == 'sbx':  # check_tqc_critics
         config['n_Q_functions'] = TQC_CRITICS
+    if _entry(variant, HINDSIGHT_ENTRIES['replay_pool']) == HINDSIGHT_POOL:
+        # Only then: the settings of every other run are unchanged.
+        try:
+            config.update({name: _entry(variant, entry)
+                           for name, entry in HINDSIGHT_ENTRIES.items()})
+        except KeyError as error:
+            raise SuiteError(
+                f"{algorithm} on {environment}: the preset's "
+                f"{HINDSIGHT_POOL} has no {error}; the peers take its "
+                "strategy and relabeled_goals.") from None
     critic_sizes = list(_entry(variant, 'Q_params.config.hidden_layer_sizes'))
     if ('Q_hidden_layer_sizes' not in config
             and critic_sizes != config['hidden_layer_sizes']):
@@ -136,11 +173,13 @@ def preset_settings(algorithm, environment):
     return config
 
 
-def settings(algorithm, environment, suite, preset=None):
+def settings(algorithm, environment, suite, preset=None, library=None):
     """Every setting of one run, under softlearning's names where they
     exist (``algorithm_params.config`` of params.json): the preset's
-    (``preset``, or read now), then the suite's protocol."""
-    config = dict(preset or preset_settings(algorithm, environment))
+    (``preset``, or read now for ``library``), then the suite's
+    protocol."""
+    config = dict(preset or preset_settings(algorithm, environment,
+                                            library))
     evaluation = suite.evaluation
     config.update({
         'n_initial_exploration_steps': suite.warmup_steps,
@@ -166,7 +205,8 @@ def constructor_arguments(library, algorithm, config):
                          f"{config['Q_lr']}.")
     if library == 'sb3' and algorithm not in SB3_ALGORITHMS:
         raise SuiteError(f"SB3 has no {algorithm}; use --library sbx.")
-    if algorithm == 'TQC' and config['n_Q_functions'] != TQC_CRITICS:
+    if (library == 'sbx' and algorithm == 'TQC'
+            and config['n_Q_functions'] != TQC_CRITICS):
         raise SuiteError(f"SBX's TQC has {TQC_CRITICS} critics, not "
                          f"{config['n_Q_functions']}.")
     if 'alpha_lr' in config and config['alpha_lr'] != config['policy_lr']:
@@ -190,6 +230,11 @@ def constructor_arguments(library, algorithm, config):
         },
         'verbose': 0,
     }
+    if is_goal_conditioned(config):
+        arguments['replay_buffer_class'] = PEER_HINDSIGHT_BUFFER
+        arguments['replay_buffer_kwargs'] = {
+            'n_sampled_goal': config['replay_pool_relabeled_goals'],
+            'goal_selection_strategy': config['replay_pool_strategy']}
     if library == 'sbx':
         arguments['qf_learning_rate'] = config['Q_lr']
     else:
@@ -226,6 +271,12 @@ def constructor_arguments(library, algorithm, config):
     return arguments
 
 
+def is_goal_conditioned(config):
+    """Whether the run's preset replays with hindsight: a goal-conditioned
+    task, of Dict observations."""
+    return config.get('replay_pool') == HINDSIGHT_POOL
+
+
 def peer_default_arguments(library, config):
     """The peer's keyword arguments at its own defaults (``--peer-defaults``):
     only what the protocol fixes, its warm-up of uniform random steps."""
@@ -240,10 +291,13 @@ def constructor(library, algorithm, config, peer_defaults=False):
     """params.json's ``benchmark.constructor``: what the worker builds;
     ``peer_defaults``: the peer's own settings but for the protocol's."""
     return {
-        # The module goes with the library, the class with the algorithm:
-        # neither names a configuration of its own.
-        'module': LIBRARY_MODULES[library],
+        # The module goes with the library (sb3-contrib's TQC aside), the
+        # class with the algorithm: neither names a configuration of its
+        # own.
+        'module': CLASS_MODULES.get((library, algorithm),
+                                    LIBRARY_MODULES[library]),
         'class': PEER_CLASSES[algorithm],
-        'policy': 'MlpPolicy',
+        'policy': ('MultiInputPolicy' if is_goal_conditioned(config)
+                   else 'MlpPolicy'),
         'kwargs': (peer_default_arguments(library, config) if peer_defaults
                    else constructor_arguments(library, algorithm, config))}

@@ -41,6 +41,10 @@ REQUIRED_COLUMNS = (
 # counted), as softlearning's column: the axis of per-hour reports.
 # And the CPU the run's timings were measured on (softlearning's column).
 PROGRESS_COLUMNS = REQUIRED_COLUMNS + ('training_seconds', 'cpu')
+# Where the environment reports successes (``info['is_success']``, the
+# goal-conditioned tasks): the fraction of the evaluation's episodes that
+# ended in one, softlearning's column. Other runs' files are without it.
+SUCCESS_COLUMN = 'evaluation/success-rate'
 
 
 def write_params(folder, params):
@@ -51,11 +55,16 @@ def write_params(folder, params):
 
 def evaluation_row(epoch, total_timestep, returns, lengths, time_total_s,
                    epoch_seconds, evaluation_seconds, epoch_steps,
-                   training_seconds=None, cpu=None):
+                   training_seconds=None, cpu=None, successes=None):
     """One progress.csv row (softlearning's column names; standard
-    deviation over the episodes with ddof 0, as softlearning's)."""
+    deviation over the episodes with ddof 0, as softlearning's); with
+    ``successes`` (each episode's, None where not reported) the success
+    rate over the episodes that reported one."""
     n = len(returns)
     mean = sum(returns) / n
+    reported = [float(s) for s in successes or () if s is not None]
+    success = ({SUCCESS_COLUMN: sum(reported) / len(reported)}
+               if reported else {})
     return {
         'epoch': epoch,
         'total_timestep': total_timestep,
@@ -74,23 +83,22 @@ def evaluation_row(epoch, total_timestep, returns, lengths, time_total_s,
         'times/evaluation': evaluation_seconds,
         'training_seconds': training_seconds,
         'cpu': cpu,
+        **success,
     }
 
 
 class ProgressWriter:
-    """progress.csv, started afresh (or continued, ``append``); each row
-    appended and flushed as it comes, so a killed run leaves a readable
-    file."""
+    """progress.csv, started afresh with ``columns`` (or continued,
+    ``append``); each row appended and flushed as it comes, so a killed
+    run leaves a readable file."""
 
-    def __init__(self, folder, append=False):
+    def __init__(self, folder, append=False, columns=PROGRESS_COLUMNS):
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, PROGRESS_FILE)
-        columns = PROGRESS_COLUMNS
         if append and os.path.isfile(path):
             # Continued under the file's own header (an older run's lacks
             # training_seconds).
-            with open(path, newline='') as f:
-                columns = next(csv.reader(f), None) or PROGRESS_COLUMNS
+            columns = _header(path) or columns
         self._file = open(path, 'a' if append else 'w', newline='')
         self._writer = csv.DictWriter(self._file, columns,
                                       extrasaction='ignore')
@@ -105,6 +113,12 @@ class ProgressWriter:
 
     def close(self):
         self._file.close()
+
+
+def _header(path):
+    """progress.csv's columns; None if it has none."""
+    with open(path, newline='') as f:
+        return next(csv.reader(f), None)
 
 
 def complete_rows(folder):
@@ -207,8 +221,13 @@ def rewind_progress(folder, timestep):
     checkpoint's): the resumed run writes the later ones again."""
     path = os.path.join(folder, PROGRESS_FILE)
     rows = [row for step, row in complete_rows(folder) if step <= timestep]
+    # Today's columns, and the file's others (a goal-conditioned run's
+    # SUCCESS_COLUMN).
+    header = (_header(path) if os.path.isfile(path) else None) or ()
+    columns = PROGRESS_COLUMNS + tuple(column for column in header
+                                       if column not in PROGRESS_COLUMNS)
     with open(path + '.tmp', 'w', newline='') as f:
-        writer = csv.DictWriter(f, PROGRESS_COLUMNS)
+        writer = csv.DictWriter(f, columns, extrasaction='ignore')
         writer.writeheader()
         writer.writerows(rows)
     os.replace(path + '.tmp', path)

@@ -10,17 +10,26 @@ library, algorithm, gymnasium_id, seed, steps, training_seconds (a
 per-hour suite's budget of collecting and training, or null), cpu (the
 machine's, for progress.csv), evaluation
 {episodes, first_seed, interval}, constructor {module, class, policy,
-kwargs} and resume (a checkpoint record to go on from, or null). Standard library and
-the peer library only: no setting is decided here.
+kwargs}, resume (a checkpoint record to go on from, or null) and
+robotics_module (the path of softlearning's
+environments/adapters/robotics.py). Standard library and the peer library
+only: no setting is decided here.
+
+A task gymnasium does not know by itself (gymnasium-robotics' Fetch tasks)
+is registered by softlearning's robotics module, loaded by its path
+(softlearning is not installed here): it also patches gymnasium-robotics
+where it fails on this mujoco, so that both libraries run the same tasks.
 """
 
 import importlib
+import importlib.util
 import json
 import os
 import sys
 import time
 
-from peer_trial_folder import (CHECKPOINT_DIR, ProgressWriter,
+from peer_trial_folder import (CHECKPOINT_DIR, PROGRESS_COLUMNS,
+                               SUCCESS_COLUMN, ProgressWriter,
                                evaluation_row, save_checkpoint)
 
 # The constructor's activation by name (JSON carries names, not
@@ -29,29 +38,64 @@ ACTIVATIONS = {'sbx': ('flax.linen', {'relu': 'relu'}),
                'sb3': ('torch.nn', {'relu': 'ReLU'})}
 
 
+def load_robotics_module(path):
+    """softlearning's environments/adapters/robotics.py, by its path."""
+    spec = importlib.util.spec_from_file_location('softlearning_robotics',
+                                                  path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_environment(environment_id, robotics_module=None):
+    """``gym.make(environment_id)``; an id gymnasium does not know is first
+    registered through softlearning's robotics module (``robotics_module``:
+    its path), as softlearning's gym universe registers it."""
+    import gymnasium as gym
+    if environment_id not in gym.registry and robotics_module:
+        load_robotics_module(robotics_module).register_robotics_environments()
+    return gym.make(environment_id)
+
+
+def episode_success(info):
+    """The episode's success from its last step's ``info`` (None if the
+    environment reports none)."""
+    success = info.get('is_success')
+    return None if success is None else float(success)
+
+
 def evaluate(model, environment, episodes, first_seed):
-    """(returns, lengths) of ``episodes`` deterministic episodes, episode i
-    reset with seed ``first_seed + i``."""
-    returns, lengths = [], []
+    """(returns, lengths, successes) of ``episodes`` deterministic episodes,
+    episode i reset with seed ``first_seed + i``; successes: each one's
+    ``info['is_success']`` at its last step, None where not reported."""
+    returns, lengths, successes = [], [], []
     for i in range(episodes):
         observation, _ = environment.reset(seed=first_seed + i)
-        total, length, done = 0.0, 0, False
+        total, length, done, info = 0.0, 0, False, {}
         while not done:
             action, _ = model.predict(observation, deterministic=True)
-            observation, reward, terminated, truncated, _ = environment.step(
-                action)
+            observation, reward, terminated, truncated, info = (
+                environment.step(action))
             total += float(reward)
             length += 1
             done = terminated or truncated
         returns.append(total)
         lengths.append(length)
-    return returns, lengths
+        successes.append(episode_success(info))
+    return returns, lengths, successes
+
+
+def reports_success(environment, seed):
+    """Whether the environment's steps report ``is_success`` (one step
+    taken; every evaluation episode is reset with its own seed anyway)."""
+    environment.reset(seed=seed)
+    *_, info = environment.step(environment.action_space.sample())
+    return episode_success(info) is not None
 
 
 def train(spec):
     """Trains one run and writes its progress.csv (``spec``: the module
     docstring's). A checkpoint follows every evaluation but the last."""
-    import gymnasium as gym
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import Logger
     constructor = spec['constructor']
@@ -68,9 +112,14 @@ def train(spec):
         policy_kwargs['activation_fn'] = getattr(
             importlib.import_module(module),
             names[policy_kwargs['activation_fn']])
+    if 'replay_buffer_class' in kwargs:  # SB3's (HerReplayBuffer)
+        kwargs['replay_buffer_class'] = getattr(
+            importlib.import_module('stable_baselines3'),
+            kwargs['replay_buffer_class'])
     noise = kwargs.pop('action_noise', None)
     environment_id, steps = spec['gymnasium_id'], spec['steps']
-    training_environment = gym.make(environment_id)
+    training_environment = make_environment(environment_id,
+                                            spec.get('robotics_module'))
     if noise is not None:
         import numpy as np
         from stable_baselines3.common.noise import NormalActionNoise
@@ -78,9 +127,16 @@ def train(spec):
         kwargs['action_noise'] = NormalActionNoise(
             mean=np.full(n, noise['mean']), sigma=np.full(n, noise['sigma']))
     evaluation = spec['evaluation']
-    evaluation_environment = gym.make(environment_id)
+    evaluation_environment = make_environment(environment_id,
+                                              spec.get('robotics_module'))
     resume = spec.get('resume')
-    progress = ProgressWriter(spec['folder'], append=bool(resume))
+    # Goal-conditioned tasks: the evaluations' success rate too.
+    columns = PROGRESS_COLUMNS + (
+        (SUCCESS_COLUMN,) if reports_success(evaluation_environment,
+                                             evaluation['first_seed'])
+        else ())
+    progress = ProgressWriter(spec['folder'], append=bool(resume),
+                              columns=columns)
     # (Resumed: time_total_s continues from the checkpoint's.)
     start = time.perf_counter() - (resume['time_total_s'] if resume else 0)
     budget = spec.get('training_seconds')
@@ -129,7 +185,7 @@ def train(spec):
                 return
             spent = self.training_seconds()
             evaluation_start = time.perf_counter()
-            returns, lengths = evaluate(
+            returns, lengths, successes = evaluate(
                 self.model, evaluation_environment, evaluation['episodes'],
                 evaluation['first_seed'])
             now = time.perf_counter()
@@ -139,11 +195,13 @@ def train(spec):
                 epoch_seconds=now - self.last_time,
                 evaluation_seconds=now - evaluation_start,
                 epoch_steps=step - self.last_step, training_seconds=spent,
-                cpu=spec.get('cpu'))
+                cpu=spec.get('cpu'), successes=successes)
             progress.write(row)
+            success = (f"  success {row[SUCCESS_COLUMN]:.2f}"
+                       if SUCCESS_COLUMN in row else '')
             print(f"{spec['name']}  step {step}/{steps}  eval return "
                   f"{row['evaluation/return-mean']:.1f} "
-                  f"(std {row['evaluation/return-std']:.1f})  "
+                  f"(std {row['evaluation/return-std']:.1f}){success}  "
                   f"{row['timesteps_per_second']:.1f} steps/s", flush=True)
             self.last_step, self.last_time = step, now
             if step < steps and not final:
@@ -164,8 +222,13 @@ def train(spec):
                                env=training_environment,
                                **({'action_noise': kwargs['action_noise']}
                                   if 'action_noise' in kwargs else {}))
+        # A HerReplayBuffer relabels through its environment, which is not
+        # pickled with it: SB3's load_replay_buffer gives it the model's
+        # (a second set_env raises), so it is set here only if missing.
         model.load_replay_buffer(os.path.join(directory,
                                               resume['replay_buffer']))
+        if getattr(model.replay_buffer, 'env', False) is None:
+            model.replay_buffer.set_env(model.get_env())
         model.set_random_seed(spec['seed'] + model.num_timesteps)
         model.set_logger(silent_logger)
         model.learn(total_timesteps=steps - model.num_timesteps,

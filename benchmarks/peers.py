@@ -1,16 +1,36 @@
-"""SBX's (JAX) and Stable-Baselines3's (PyTorch) SAC and TD3, and SBX's TQC,
+"""SBX's (JAX) and Stable-Baselines3's (PyTorch) SAC, TD3 and TQC, and SBX's
 DroQ (its SAC with dropout + LayerNorm critics, 20 updates per step, the
 policy every 20) and CrossQ (with the preset's critic width), under
 softlearning's benchmark protocol, each run written as a softlearning
 trial folder, so that ``softlearning summary``, ``plot``
-and ``report`` read them next to softlearning's own trials. TQC is SBX's:
-two critics of 25 quantiles (SBX 0.28's TQCPolicy builds two whatever
-``n_critics`` says; ``n_critics`` only sizes the target's atom count, so 5
-would keep more atoms than the two critics have and drop none), with the
-preset's per-domain drop (2 per critic; 5 on Hopper, 0 on HalfCheetah).
-softlearning's TQC preset has five critics: a suite with TQC runs here only
-if its ``config`` sets ``Q_params.config.n_Q_functions: 2``, so that both
-sides are the same agent (examples/benchmarks/tqc_50k.yaml).
+and ``report`` read them next to softlearning's own trials.
+
+TQC has 25 quantiles per critic and the preset's per-domain drop (2 per
+critic; 5 on Hopper, 0 on HalfCheetah). SBX's has two critics (SBX 0.28's
+TQCPolicy builds two whatever ``n_critics`` says; ``n_critics`` only sizes
+the target's atom count, so 5 would keep more atoms than the two critics
+have and drop none): softlearning's TQC preset has five, so a suite with
+TQC runs with SBX only if its ``config`` sets
+``Q_params.config.n_Q_functions: 2``, so that both sides are the same agent
+(examples/benchmarks/tqc_50k.yaml). SB3's TQC is sb3-contrib's
+(``sb3_contrib.TQC``), which builds ``n_critics`` critics: the preset's
+(five), and a suite whose ``config`` changes that count is refused for it.
+
+Goal-conditioned tasks (gymnasium-robotics' Fetch tasks, ``gym/FetchReach/v4``
+is ``FetchReach-v4``: Dict observations ``observation``, ``achieved_goal``,
+``desired_goal``, a sparse reward, ``info['is_success']``): where the preset
+replays with hindsight (``replay_pool_params.class_name:
+HindsightReplayPool``), the peer replays with SB3's ``HerReplayBuffer``
+(SBX's too), ``n_sampled_goal`` the pool's ``relabeled_goals`` and
+``goal_selection_strategy`` its ``strategy``, through ``MultiInputPolicy``
+(each observation entry flattened, then concatenated: the same MLP); the
+rest as below, the preset's discount, tau, learning rates and sizes. The
+peer's interpreter does not have softlearning: its process loads
+softlearning's ``environments/adapters/robotics.py`` by its path and calls
+``register_robotics_environments()`` before ``gym.make`` of a task gymnasium
+does not know by itself (it registers gymnasium-robotics' tasks and patches
+them where they fail on recent mujoco), so that both libraries run the same
+tasks.
 
     python benchmarks/peers.py SUITE_FILE \\
         --peer-python /tmp/peers/bin/python [--library sbx|sb3] \\
@@ -22,6 +42,8 @@ environment and point ``--peer-python`` at its interpreter:
 
     python -m venv /tmp/peers
     /tmp/peers/bin/pip install sbx-rl stable-baselines3 'gymnasium[mujoco]'
+    # SB3's TQC, and the goal-conditioned Fetch tasks:
+    /tmp/peers/bin/pip install sb3-contrib gymnasium-robotics
 
 The suite file (YAML, or JSON if its name ends in .json) is the one
 softlearning's own runner reads, read by its loader
@@ -45,11 +67,15 @@ per evaluation, appended as each finishes: ``epoch`` (the evaluation's
 number), ``total_timestep``, ``evaluation/return-mean`` (-std, -min, -max),
 ``evaluation/episode-length-mean`` (-min, -max), ``time_total_s`` (from the
 model's construction, JIT compilation included), ``timesteps_per_second``
-(over the interval, its evaluation included, as softlearning's epochs) and
-``times/evaluation``. A run whose progress.csv reaches
+(over the interval, its evaluation included, as softlearning's epochs),
+``times/evaluation``, and where the environment reports successes
+(``info['is_success']`` of an episode's last step: the goal-conditioned
+tasks) ``evaluation/success-rate``, the fraction of the evaluation's
+episodes that ended in one (also printed). A run whose progress.csv reaches
 ``steps`` is skipped. After every evaluation but the last, a run saves the
 peer's model and replay buffer in ``checkpoint/`` (removed when it
-finishes); an unfinished run with the same ``params.json`` continues from
+finishes; a ``HerReplayBuffer`` gets the model's environment back when
+loaded); an unfinished run with the same ``params.json`` continues from
 there, its progress.csv cut back to the checkpoint's step and the resume
 noted in ``resumes.txt``. A resume is not bit-exact (the environment starts
 a new episode and the peer's random streams are reseeded), as a run of the
@@ -85,7 +111,10 @@ updates. SBX's and SB3's defaults that differ and are set here:
 imposed (the warm-up, the evaluations, the budget); for per-hour suites,
 where a budget bounds every run's cost whatever its sizes and each library
 runs its own defaults. params.json then records the protocol's settings
-and the peer's constructor arguments only.
+and the peer's constructor arguments only. Not for goal-conditioned tasks:
+their ``MultiInputPolicy`` and hindsight replay come from the preset, which
+``--peer-defaults`` does not read (the peer refuses ``MlpPolicy`` for Dict
+observations).
 
 What still differs and cannot be set through the peers' arguments:
 
@@ -112,6 +141,12 @@ What still differs and cannot be set through the peers' arguments:
   without softlearning's factor 0.5 (a scale Adam nearly undoes).
 - softlearning collects 50 environment steps with one policy and then runs
   their 50 updates (``fused_steps``); the peers update after every step.
+- Hindsight replay: SB3's HerReplayBuffer draws from complete episodes
+  only and relabels a fixed int(k / (k + 1) * batch) of each minibatch;
+  softlearning's pool draws from every stored step (the episode under way
+  included) and relabels each with probability k / (k + 1). Both take the
+  new goal from the next observation's ``achieved_goal``, 'future' from the
+  transition's own step on.
 """
 
 
@@ -119,10 +154,10 @@ import argparse
 import os
 import sys
 
-from peer_processes import peer_versions, run_all
+from peer_processes import VERSION_MODULES, peer_versions, run_all
 from peer_settings import (
     ALGORITHMS, LIBRARY_MODULES, check_tqc_critics, constructor,
-    preset_settings, settings)
+    is_goal_conditioned, preset_settings, settings)
 from peer_trial_folder import run_status
 from softlearning.experiments import ExperimentError
 from softlearning.experiments.benchmark.suites import SuiteError, load_suite
@@ -131,6 +166,8 @@ from softlearning.experiments.benchmark.suite_part import part_of_suite
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 LIBRARIES = tuple(LIBRARY_MODULES)
+# What goal-conditioned tasks (gymnasium-robotics') run on.
+ROBOTICS_PACKAGE = 'gymnasium_robotics'
 
 
 def gymnasium_id(environment):
@@ -179,7 +216,8 @@ def plan_runs(suite, library, output, algorithms, environments, seeds,
                 if cell not in presets:  # one variant per cell
                     presets[cell] = ({'peer_defaults': True} if peer_defaults
                                      else preset_settings(algorithm,
-                                                          environment))
+                                                          environment,
+                                                          library))
                 config = settings(algorithm, environment, suite,
                                   presets[cell])
                 runs.append({
@@ -197,11 +235,33 @@ def plan_runs(suite, library, output, algorithms, environments, seeds,
     return runs
 
 
+def extra_modules(run):
+    """The modules a run needs besides its library's usual ones
+    (peer_processes.VERSION_MODULES): sb3-contrib for SB3's TQC,
+    gymnasium-robotics for a goal-conditioned task."""
+    modules = [run['constructor']['module']]
+    if is_goal_conditioned(run['config']):
+        modules.append(ROBOTICS_PACKAGE)
+    return [module for module in modules
+            if module not in VERSION_MODULES[run['library']]]
+
+
+def run_versions(versions, run):
+    """The versions a run's params.json records: its library's and what
+    it runs on, not the modules only other runs need (whose presence would
+    otherwise change its params.json, and stop it resuming)."""
+    usual = VERSION_MODULES[run['library']]
+    needed = extra_modules(run)
+    return {module: version for module, version in versions.items()
+            if module in usual or module in needed}
+
+
 def trial_params(suite, versions, run):
     """params.json of one planned run: softlearning's variant layout, plus
     ``benchmark`` (the protocol, the peer's constructor and versions)."""
     universe, domain, task = run['environment'].split('/')
     library = run['library']
+    versions = run_versions(versions, run)
     return {
         'algorithm_params': {'class_name': run['algorithm'],
                              'config': run['config']},
@@ -229,7 +289,7 @@ def trial_params(suite, versions, run):
 
 def _parser():
     parser = argparse.ArgumentParser(
-        description="SBX's or SB3's SAC and TD3 under softlearning's "
+        description="SBX's or SB3's SAC, TD3 and TQC under softlearning's "
                     "benchmark protocol, written as softlearning trials.")
     parser.add_argument('suite', help='Suite file (YAML, or .json).')
     parser.add_argument('--peer-python', required=True,
@@ -290,7 +350,8 @@ def main(argv=None):
         print(f"Nothing to run; the trials are in {output}.")
         return
     try:
-        versions = peer_versions(args.peer_python, args.library)
+        versions = peer_versions(args.peer_python, args.library, sorted(
+            {module for run in runs for module in extra_modules(run)}))
     except SuiteError as error:
         parser.error(str(error))
     print(f"{len(runs)} run(s) of {args.library} "

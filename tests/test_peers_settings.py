@@ -169,8 +169,12 @@ def test_tqc_and_droq_as_sbx_runs_them(suite, tmp_path):
     assert kwargs['gradient_steps'] == kwargs['policy_delay'] == 20
     assert kwargs['policy_kwargs']['dropout_rate'] == 0.01
     assert kwargs['policy_kwargs']['layer_norm'] is True
-    with pytest.raises(SuiteError, match='SB3 has no TQC'):
-        plan_one(suite, tmp_path, 'TQC', 'gym/Hopper/v5', library='sb3')
+    # SB3's is sb3-contrib's, which builds the preset's five critics.
+    sb3 = plan_one(suite, tmp_path, 'TQC', 'gym/Hopper/v5',
+                   library='sb3')['constructor']
+    assert (sb3['module'], sb3['class']) == ('sb3_contrib', 'TQC')
+    assert sb3['kwargs']['policy_kwargs']['n_critics'] == 5
+    assert sb3['kwargs']['top_quantiles_to_drop_per_net'] == 5
 
 
 def test_crossq_at_softlearnings_preset(suite, tmp_path):

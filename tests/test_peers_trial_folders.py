@@ -262,15 +262,17 @@ def test_the_worker_evaluates_by_the_protocol():
     rewards."""
     import gymnasium as gym
     environment = gym.make('Pendulum-v1')
-    returns, lengths = peer_worker.evaluate(ZeroActionModel(), environment,
-                                            episodes=2, first_seed=1000)
+    returns, lengths, successes = peer_worker.evaluate(
+        ZeroActionModel(), environment, episodes=2, first_seed=1000)
     assert lengths == [200, 200]
+    assert successes == [None, None]  # Pendulum reports none
     for i, value in enumerate(returns):
         observation, _ = environment.reset(seed=1000 + i)
         total = sum(float(environment.step([0.0])[1]) for _ in range(200))
         assert value == pytest.approx(total)
     assert returns[0] != returns[1]
-    again, _ = peer_worker.evaluate(ZeroActionModel(), environment, 2, 1000)
+    again, _, _ = peer_worker.evaluate(ZeroActionModel(), environment, 2,
+                                       1000)
     assert again == returns
 
 
