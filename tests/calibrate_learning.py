@@ -100,6 +100,9 @@ def run_case(name, spec, seeds):
                 seed = json.load(f)['run_params']['seed']
             run = {'returns': [round(float(r), 2) for r in
                                progress['evaluation/return-mean']]}
+            if 'evaluation/success-rate' in progress:
+                run['successes'] = [round(float(r), 3) for r in
+                                    progress['evaluation/success-rate']]
             if name == 'SQL multi-goal':
                 run['goals'] = goals_of_trial(trial_dir)
             runs[str(seed)] = run
@@ -135,16 +138,16 @@ def report(calibration):
         if not is_current(entry, spec):
             lines.append(f'{name:30s} not calibrated for its command')
             continue
-        scores = [learning_cases.case_score(spec, run['returns'])
+        scores = [learning_cases.case_score(spec, learning_cases.curve(spec, run))
                   for run in entry['seeds'].values()]
         line = (f"{name:30s} {len(scores):3d} seeds  score min {min(scores):8.1f}"
                 f"  median {sorted(scores)[len(scores) // 2]:8.1f}")
         if spec['threshold'] is not None:
             p = learning_cases.normal_tail(scores, spec['threshold'])
-            line += (f"  threshold {spec['threshold']:6.0f}  margin "
-                     f"{min(scores) - spec['threshold']:7.1f}  P(fail) ~{p:.1e}")
+            line += (f"  threshold {spec['threshold']:6g}  margin "
+                     f"{min(scores) - spec['threshold']:7.2f}  P(fail) ~{p:.1e}")
         for isa, runs in entry.get('other_isa', {}).items():
-            other = [learning_cases.case_score(spec, run['returns'])
+            other = [learning_cases.case_score(spec, learning_cases.curve(spec, run))
                      for run in runs.values()]
             line += f"  [{isa}: min {min(other):.1f} over {len(other)}]"
         lines.append(line)
@@ -161,20 +164,23 @@ def markdown(calibration):
         entry = calibration.get(name)
         if not is_current(entry, spec):
             continue
-        scores = sorted(learning_cases.case_score(spec, run['returns'])
+        scores = sorted(learning_cases.case_score(spec, learning_cases.curve(spec, run))
                         for run in entry['seeds'].values())
-        other = [learning_cases.case_score(spec, run['returns'])
+        other = [learning_cases.case_score(spec, learning_cases.curve(spec, run))
                  for runs in entry.get('other_isa', {}).values()
                  for run in runs.values()]
         threshold = spec['threshold']
+        digits = 0 if spec['metric'] == 'return' else 2
         cells = [name, f"{spec['epochs']}k steps", str(len(scores)),
-                 f'{scores[0]:.0f} / {scores[len(scores) // 2]:.0f}']
+                 f'{scores[0]:.{digits}f} / '
+                 f'{scores[len(scores) // 2]:.{digits}f}']
         if threshold is None:
             cells += ['-', '-', '-']
         else:
-            cells += [f'{threshold}', f'{scores[0] - threshold:.0f}',
+            cells += [f'{threshold}', f'{scores[0] - threshold:.{digits}f}',
                       f'{learning_cases.normal_tail(scores, threshold):.0e}']
-        cells.append(f'{min(other):.0f} ({len(other)})' if other else '-')
+        cells.append(f'{min(other):.{digits}f} ({len(other)})' if other
+                     else '-')
         rows.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(rows)
 

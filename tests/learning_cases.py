@@ -37,6 +37,8 @@ HIGH_UTD = ['--config', 'algorithm_params.config.n_train_repeat=3',
             '--config', 'algorithm_params.config.policy_delay=3']
 FAST_BATCH = ['--config', 'algorithm_params.config.batch_size=256']
 MULTI_GOAL = ['examples.multi_goal']
+FETCH_REACH = ['examples.development', '--universe', 'gym', '--domain',
+               'FetchReach', '--task', 'v4']
 
 # For scale (benchmarks/pendulum_learning.py): a uniformly random policy's
 # Pendulum-v1 return is about -1200, its best of 100 episodes about -750; a
@@ -45,14 +47,42 @@ MULTI_GOAL = ['examples.multi_goal']
 RANDOM_PENDULUM_BEST = -750
 
 
-def case(command, epochs, threshold, window=2, env=None):
+# A threshold must lie this far below the worst calibrated score (of a
+# return; a case may set its own), and the normal fit of the calibrated
+# scores must put under this probability below it (a correct build should
+# fail a learning test well under 1 in 100 runs).
+MIN_MARGIN = 50
+MAX_FAILURE_PROBABILITY = 1e-3
+
+# What a case's score is read from: the progress.csv column, and the key of
+# a calibrated seed's curve in calibration/learning.json.
+METRICS = {'return': ('evaluation/return-mean', 'returns'),
+           'success': ('evaluation/success-rate', 'successes')}
+
+
+def case(command, epochs, threshold, window=2, env=None, metric='return',
+         margin=None):
     """A learning case: ``command`` (example module and options), trained
     for ``epochs`` epochs of 1,000 steps; its score is the best of the last
-    ``window`` evaluation returns, and its test asserts score >= threshold.
-    ``env``: environment variables its command runs with, in the test and
-    in the calibration."""
+    ``window`` evaluations of ``metric`` (the return, or the success rate
+    of a goal-conditioned task), and its test asserts score >= threshold,
+    which lies ``margin`` (default MIN_MARGIN, for returns) below every
+    calibrated seed. ``env``: environment variables its command runs with,
+    in the test and in the calibration."""
     return {'command': list(command), 'epochs': epochs,
-            'threshold': threshold, 'window': window, 'env': dict(env or {})}
+            'threshold': threshold, 'window': window, 'env': dict(env or {}),
+            'metric': metric,
+            'margin': MIN_MARGIN if margin is None else margin}
+
+
+def column(spec):
+    """The progress.csv column a case is scored on."""
+    return METRICS[spec['metric']][0]
+
+
+def curve(spec, run):
+    """A calibrated seed's curve of the case's metric."""
+    return run[METRICS[spec['metric']][1]]
 
 
 CASES = {
@@ -128,13 +158,13 @@ CASES = {
     # Soft Q-learning's multimodal policy (test_multi_goal.py): its return,
     # and the goals its stochastic policy reaches (reaches_several_goals).
     'SQL multi-goal': case([*MULTI_GOAL, '--algorithm', 'SQL'], 8, -400),
+    # SAC with hindsight relabeling (the Fetch preset: 'future', 4 goals per
+    # real one) on FetchReach-v4's sparse reward, scored on the success
+    # rate of the 10 evaluation episodes. A random policy's is about 0.05.
+    'SAC+HER FetchReach': case(FETCH_REACH + ['--algorithm', 'SAC'], 10, 0.8,
+                               metric='success', margin=0.1),
 }
 POMDP_MARGIN = 300
-# A threshold must lie this far below the worst calibrated score, and the
-# normal fit of the calibrated scores must put under this probability below
-# it (a correct build should fail a learning test well under 1 in 100 runs).
-MIN_MARGIN = 50
-MAX_FAILURE_PROBABILITY = 1e-3
 
 
 # The seed the tests train on; tests/flake_check.py sets

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from conftest import read_progress, run_clis_at_once, trial_dirs
-from learning_cases import CASES, POMDP_MARGIN, case_score, learning_seed
+from learning_cases import (CASES, POMDP_MARGIN, case_score, column,
+                            learning_seed)
 
 pytestmark = [pytest.mark.slow, pytest.mark.learning]
 
@@ -46,7 +47,7 @@ def evaluation_returns(tmp_path, names, timeout=1500):
         progress = read_progress(trial_dir)
         assert progress['total_timestep'].iloc[-1] == (
             CASES[name]['epochs'] * 1000)
-        curves[name] = progress['evaluation/return-mean'].tolist()
+        curves[name] = progress[column(CASES[name])].tolist()
         assert np.isfinite(curves[name]).all(), name
     return curves
 
@@ -104,6 +105,14 @@ def test_fasttd3_and_fastsac_learn_pendulum(tmp_path):
     normalization, 3-step returns, two updates per step, AdamW; FastTD3's
     per-episode exploration noise) on 64-64 networks, batches of 256."""
     assert_cases_learn(tmp_path, 'FastTD3', 'FastSAC')
+
+
+def test_sac_with_hindsight_relabeling_solves_fetch_reach(tmp_path):
+    """FetchReach-v4's sparse reward (-1 until the gripper is at the goal)
+    with the Fetch preset's hindsight relabeling: the success rate of the
+    10 evaluation episodes (learning_cases: 'SAC+HER FetchReach')."""
+    pytest.importorskip('gymnasium_robotics')
+    assert_cases_learn(tmp_path, 'SAC+HER FetchReach')
 
 
 def test_recurrent_sac_beats_feedforward_sac_without_velocities(tmp_path):
