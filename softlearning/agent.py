@@ -175,8 +175,11 @@ class Agent:
     def evaluate(self, env, episodes=10, seed=None, deterministic=True):
         """Runs ``episodes`` episodes in ``env`` (a gymnasium environment,
         e.g. ``gymnasium.make('Pendulum-v1')``) and returns
-        {'return-mean', 'return-std', 'returns', 'lengths'}."""
-        returns, lengths = [], []
+        {'return-mean', 'return-std', 'returns', 'lengths'}; for an
+        environment whose steps' info carries ``is_success`` (goal tasks,
+        e.g. gymnasium-robotics' FetchReach-v4), also 'success-rate' and
+        'successes', each episode's success that of its last step."""
+        returns, lengths, successes = [], [], []
         for episode in range(int(episodes)):
             observation, _ = env.reset(
                 seed=None if seed is None else seed + episode)
@@ -184,12 +187,18 @@ class Agent:
             while not done:
                 action, state = self.predict(observation, state,
                                              deterministic=deterministic)
-                observation, reward, terminated, truncated, _ = env.step(
+                observation, reward, terminated, truncated, info = env.step(
                     action)
                 total, length = total + float(reward), length + 1
                 done = terminated or truncated
             returns.append(total)
             lengths.append(length)
-        return {'return-mean': float(np.mean(returns)),
-                'return-std': float(np.std(returns)),
-                'returns': returns, 'lengths': lengths}
+            if isinstance(info, Mapping) and 'is_success' in info:
+                successes.append(float(info['is_success']))
+        result = {'return-mean': float(np.mean(returns)),
+                  'return-std': float(np.std(returns)),
+                  'returns': returns, 'lengths': lengths}
+        if successes:
+            result['success-rate'] = float(np.mean(successes))
+            result['successes'] = successes
+        return result

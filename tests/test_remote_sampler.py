@@ -259,6 +259,38 @@ def test_rollout_and_an_actor_produce_the_same_episode(ray_cluster):
         path['return'], path['length'])
 
 
+def test_actors_report_the_success_rate_of_a_goal_task(ray_cluster):
+    """FetchReach's episodes succeed or fail: the actors' collected and
+    evaluation episodes carry their successes to the learner."""
+    fetch_reach = {'universe': 'gym', 'domain': 'FetchReach', 'task': 'v4',
+                   'kwargs': {}}
+    environment = environments.get_environment_from_params(fetch_reach)
+    policy = policies.get(POLICY_PARAMS, environment, seed=0)
+    exploration = policies.get(EXPLORATION_PARAMS, environment, seed=0)
+    pool = replay_pools.get({'class_name': 'SimpleReplayPool',
+                             'config': {'max_size': 200}}, environment)
+    sampler = samplers.RemoteSampler(
+        max_path_length=50, num_samplers=1, sampler_cpus=0.5,
+        environment_params=fetch_reach, policy_params=POLICY_PARAMS,
+        exploration_policy_params=EXPLORATION_PARAMS, seed=4,
+        actor_options=ACTOR_OPTIONS,
+        evaluation_environment_params=fetch_reach)
+    sampler.initialize(environment, policy, pool)
+    try:
+        sampler.sample(20, exploration)
+        # No episode ended yet: the rate is NaN, but its column is there.
+        assert np.isnan(sampler.get_diagnostics()['success-rate'])
+        sampler.sample(80, exploration)
+        assert 0.0 <= sampler.get_diagnostics()['success-rate'] <= 1.0
+        returns, lengths, successes = sampler.evaluate(3, first_seed=0)
+    finally:
+        sampler.close()
+    assert lengths == [50, 50, 50] and len(returns) == 3
+    assert set(successes) <= {0.0, 1.0}
+    assert 0.0 <= samplers.path_statistics(returns, lengths, successes)[
+        'success-rate'] <= 1.0
+
+
 def test_asynchronous_mode_reports_bounded_lag(ray_cluster):
     sampler, policy, exploration, pool = make_sampler(asynchronous=True)
     try:

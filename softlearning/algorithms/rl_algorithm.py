@@ -281,7 +281,7 @@ class RLAlgorithm:
             first_seed = (self._eval_seed if self._eval_seed is not None
                           else EVALUATION_SEED_OFFSET
                           + self._epoch * self._eval_n_episodes)
-            returns, lengths = self._sampler.evaluate(
+            returns, lengths, successes = self._sampler.evaluate(
                 self._eval_n_episodes, first_seed=first_seed,
                 deterministic=self._eval_deterministic,
                 # The physical parameters a curriculum gave evaluation.
@@ -289,7 +289,7 @@ class RLAlgorithm:
                     None if self._evaluation_environment is None
                     else self._evaluation_environment
                     .get_physical_parameters()))
-            return path_statistics(returns, lengths)
+            return path_statistics(returns, lengths, successes)
         if self._evaluation_environment is None:
             return {}
         with self._policy.set_deterministic(self._eval_deterministic):
@@ -302,8 +302,11 @@ class RLAlgorithm:
                 paths = rollouts(self._eval_n_episodes,
                                  self._evaluation_environment, self._policy,
                                  self._max_path_length, seed=self._eval_seed)
+        # 'success-rate' too where the environment reports successes
+        # (goal-conditioned tasks).
         return path_statistics([p['return'] for p in paths],
-                               [p['length'] for p in paths])
+                               [p['length'] for p in paths],
+                               [p['success'] for p in paths])
 
     def _evaluation_environments(self):
         """The evaluation environment and its copies, the copies with the

@@ -1,8 +1,9 @@
 """The learning-quality report of benchmark runs: aggregate metrics of
 normalized final scores with stratified bootstrap confidence intervals,
-final returns per task, sample-efficiency curves and performance profiles,
-after Agarwal et al. (2021), "Deep Reinforcement Learning at the Edge of
-the Statistical Precipice".
+final returns per task (and final success rates, on goal-conditioned
+tasks), sample-efficiency curves and performance profiles, after Agarwal
+et al. (2021), "Deep Reinforcement Learning at the Edge of the Statistical
+Precipice".
 
     softlearning report ~/ray_results/benchmarks/<suite> [--output-dir OUT]
 
@@ -27,7 +28,7 @@ from .benchmark_statistics import (aggregate_metrics, budget_minutes,
                                    improvement_probabilities,
                                    normalized_scores, profile_taus,
                                    scores_by_step, scores_by_time,
-                                   unequal_runs_notices)
+                                   success_rates, unequal_runs_notices)
 from .reference_scores import REFERENCE_SCORES
 from .results import ResultsError, format_value
 
@@ -35,6 +36,8 @@ EVALUATION_KEYS = ('episodes', 'first_seed', 'interval', 'deterministic')
 REPORT_FILE = 'report.md'
 AGGREGATES_FILE = 'aggregates.csv'
 IMPROVEMENT_FILE = 'improvement.csv'
+# Written only for runs of goal-conditioned tasks.
+SUCCESS_FILE = 'success_rates.csv'
 FIGURES = {'aggregates': 'aggregate_metrics.png',
            'sample_efficiency': 'sample_efficiency.png',
            'profiles': 'performance_profiles.png'}
@@ -75,6 +78,31 @@ def _returns_cell(returns):
     n = len(returns)
     spread = f' ± {returns.std():.1f}' if n > 1 else ''
     return f"{returns.mean():.1f}{spread} ({n} seed{'s' if n != 1 else ''})"
+
+
+def _success_section(rates, agents, confidence, reps):
+    """The final success rates per task, beside the returns; nothing for
+    runs of tasks without goals."""
+    if not rates:
+        return []
+
+    def cell(entry):
+        if entry is None:
+            return '-'
+        value, low, high, n = entry
+        runs = f"{n} run{'s' if n != 1 else ''}"
+        return f"{_interval(value, low, high)} ({runs})"
+
+    return [
+        '## Final success rate per task', '',
+        'Goal-conditioned tasks: each run\'s final evaluation success rate '
+        '(the fraction of its evaluation episodes whose last step reached '
+        'the goal); the IQM over the runs, with its '
+        f'{confidence:.0%} percentile interval over {reps} bootstrap '
+        'resamples of the runs.', '',
+        _table(['task', *agents],
+               [[task, *(cell(by_agent.get(agent)) for agent in agents)]
+                for task, by_agent in rates.items()]), '']
 
 
 def _evaluation_protocol(trials_params):
@@ -127,7 +155,7 @@ def _improvement_section(probabilities, confidence):
 
 def format_report(runs, scores, metrics, notices, steps, reps, seed,
                   confidence, protocol, figures, table=None, notes=(),
-                  probabilities=None, minutes=None):
+                  probabilities=None, minutes=None, successes=None):
     table = REFERENCE_SCORES if table is None else table
     agents, tasks = agents_and_tasks(runs)
     where = ('the evaluation at each run\'s planned length (benchmark.steps)'
@@ -170,6 +198,7 @@ def format_report(runs, scores, metrics, notices, steps, reps, seed,
                                         if run.agent == agent
                                         and run.task == task])
                          for agent in agents)] for task in tasks]), '',
+        *_success_section(successes or {}, agents, confidence, reps),
         '## Sample efficiency', '',
         'IQM of normalized scores at each evaluation step, over the runs '
         'evaluated there (steps where one of the agent\'s tasks has no run '
@@ -224,10 +253,20 @@ def _write_improvement_csv(probabilities, path):
                                 'tasks']).to_csv(path, index=False)
 
 
+def _write_success_csv(rates, path):
+    import pandas as pd
+    rows = [{'task': task, 'agent': agent, 'iqm': value, 'low': low,
+             'high': high, 'runs': n}
+            for task, by_agent in rates.items()
+            for agent, (value, low, high, n) in by_agent.items()]
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
 def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
                  confidence=0.95, table=None):
-    """Writes report.md, aggregates.csv, improvement.csv and the three PNG
-    figures into ``output_dir``; returns a Report (its markdown, the
+    """Writes report.md, aggregates.csv, improvement.csv (and, for runs
+    of goal-conditioned tasks, success_rates.csv) and the PNG figures into
+    ``output_dir``; returns a Report (its markdown, the
     notices about runs left out, the folder)."""
     if steps is not None and steps < 1:
         raise ResultsError(f"--steps must be a positive number, got {steps}.")
@@ -239,6 +278,7 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
     metrics = aggregate_metrics(scores, reps, seed, confidence)
     probabilities = improvement_probabilities(runs, scores, reps, seed,
                                               confidence)
+    successes = success_rates(runs, reps, seed, confidence)
     agents, _ = agents_and_tasks(runs)
     curves = {agent: aggregates.sample_efficiency_curve(
         scores_by_step(runs, agent, table), aggregates.iqm, reps,
@@ -271,13 +311,15 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
                           os.path.join(output_dir, AGGREGATES_FILE))
     _write_improvement_csv(probabilities,
                            os.path.join(output_dir, IMPROVEMENT_FILE))
+    if successes:
+        _write_success_csv(successes, os.path.join(output_dir, SUCCESS_FILE))
     used = {run.path for run in runs}
     protocol = _evaluation_protocol(
         [trial.params for trial in trials if trial.path in used])
     markdown = format_report(runs, scores, metrics, notices, steps, reps,
                              seed, confidence, protocol, figures, table,
                              curve_notes(runs, curves), probabilities,
-                             minutes)
+                             minutes, successes)
     report = Report(markdown, notices, output_dir)
     with open(report.path, 'w') as f:
         f.write(markdown)

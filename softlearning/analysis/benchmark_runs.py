@@ -1,8 +1,9 @@
 """Benchmark runs from trials: who ran them (an Agent: library, algorithm
-and an ablation's label), on which task, and each run's final score and
-evaluations. A benchmark trial's params.json has a ``benchmark`` section
-(library, algorithm, environment, steps, evaluation protocol, and an
-ablation's label); a run is one trial (agent, task, seed).
+and an ablation's label), on which task, and each run's final score (and
+final success rate, on goal-conditioned tasks) and evaluations. A
+benchmark trial's params.json has a ``benchmark`` section (library,
+algorithm, environment, steps, evaluation protocol, and an ablation's
+label); a run is one trial (agent, task, seed).
 """
 
 import dataclasses
@@ -10,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from .results import PARAMS_FILE, ResultsError, _sort_key
-from .summary import DEFAULT_METRIC, STEPS_COLUMN
+from .summary import DEFAULT_METRIC, STEPS_COLUMN, SUCCESS_METRIC
 
 LIBRARY_KEY = 'benchmark.library'
 LABEL_KEY = 'benchmark.label'
@@ -60,6 +61,9 @@ class Run:
     # run did not record them), and a per-hour suite's budget in minutes.
     seconds: np.ndarray = None
     budget_minutes: float = None
+    # Goal-conditioned tasks: the success rate of the evaluation that gave
+    # the final score (NaN for a run whose progress.csv has none).
+    final_success: float = np.nan
 
     @property
     def agent(self):
@@ -94,18 +98,21 @@ def check_benchmark_trials(trials):
 
 
 def _evaluations(trial):
-    """The trial's (steps, returns, training seconds), one per evaluation,
-    sorted by step (seconds NaN where the run did not record them)."""
+    """The trial's (steps, returns, training seconds, success rates), one
+    per evaluation, sorted by step (seconds and success rates NaN where
+    the run did not record them)."""
     progress = trial.progress
     if STEPS_COLUMN not in progress or DEFAULT_METRIC not in progress:
-        return np.empty(0), np.empty(0), np.empty(0)
+        return np.empty(0), np.empty(0), np.empty(0), np.empty(0)
     points = (progress[[STEPS_COLUMN, DEFAULT_METRIC]].dropna()
-              .assign(seconds=progress.get(SECONDS_COLUMN, np.nan))
+              .assign(seconds=progress.get(SECONDS_COLUMN, np.nan),
+                      success=progress.get(SUCCESS_METRIC, np.nan))
               .drop_duplicates(STEPS_COLUMN, keep='last')
               .sort_values(STEPS_COLUMN))
     return (points[STEPS_COLUMN].to_numpy(float),
             points[DEFAULT_METRIC].to_numpy(float),
-            points['seconds'].to_numpy(float))
+            points['seconds'].to_numpy(float),
+            points['success'].to_numpy(float))
 
 
 def _spent_its_budget(trial, seconds):
@@ -127,7 +134,7 @@ def final_score(trial, steps=None):
     at least that far (or to its own end, if shorter). A per-hour suite's
     run (without ``steps``): its last evaluation, once its budget is spent."""
     length = trial.params[LENGTH_KEY]
-    at, returns, seconds = _evaluations(trial)
+    at, returns, seconds, _ = _evaluations(trial)
     reached = (f"last evaluation at {at[-1]:.0f}" if len(at)
                else 'no evaluation yet')
     if steps is None and trial.params.get(BUDGET_KEY) is not None:
@@ -168,12 +175,14 @@ def collect_runs(trials, steps=None):
                            f"{seed}): {why_not}.")
             continue
         step, final_return = score
-        at, returns, seconds = _evaluations(trial)
+        at, returns, seconds, successes = _evaluations(trial)
         kept = at <= step
         runs.append(Run(identity, task, seed, trial.path,
                         trial.params[LENGTH_KEY], step, final_return,
                         at[kept], returns[kept], seconds[kept],
-                        trial.params.get(BUDGET_KEY)))
+                        trial.params.get(BUDGET_KEY),
+                        # The final score's evaluation is the last kept.
+                        float(successes[kept][-1])))
     if not runs:
         raise ResultsError(
             f"No run finished: none of the {len(trials)} benchmark trials "

@@ -3,7 +3,8 @@
 Precipice": final returns normalized per task, aggregate metrics (IQM,
 median, mean, optimality gap), probabilities of improvement between
 comparable agents, sample-efficiency scores and performance-profile
-thresholds, each with stratified bootstrap intervals (aggregates.py).
+thresholds, and goal-conditioned tasks' final success rates, each with
+stratified bootstrap intervals (aggregates.py).
 """
 
 import numpy as np
@@ -27,6 +28,25 @@ def normalized_scores(runs, table=None):
     return {agent: {task: normalize(task, returns, table)
                     for task, returns in sorted(by_task.items())}
             for agent, by_task in sorted(scores.items())}
+
+
+def success_rates(runs, reps=2000, seed=0, confidence=0.95):
+    """{task: {agent: (IQM, low, high, runs)}} of the runs' final success
+    rates, for the tasks (goal-conditioned ones) where some run has one:
+    the IQM over the agent's runs of the task, with its bootstrap interval
+    (the runs redrawn with replacement, the task its only stratum). Runs
+    without a success rate count for nothing; an agent none of whose runs
+    of a task has one is not in that task's entry."""
+    values = {}
+    for run in runs:
+        if not np.isnan(run.final_success):
+            values.setdefault(run.task, {}).setdefault(run.agent, []).append(
+                run.final_success)
+    return {task: {agent: (*aggregates.with_ci([rates], aggregates.iqm,
+                                               reps, confidence, seed),
+                           len(rates))
+                   for agent, rates in sorted(by_agent.items())}
+            for task, by_agent in sorted(values.items())}
 
 
 def unequal_runs_notices(scores):

@@ -10,6 +10,9 @@ from .results import (check_columns, format_value, group_trials,
                       short_names)
 
 DEFAULT_METRIC = 'evaluation/return-mean'
+# Goal-conditioned tasks' evaluations also report the fraction of episodes
+# that ended at their goal.
+SUCCESS_METRIC = 'evaluation/success-rate'
 STEPS_COLUMN = 'total_timestep'
 SORTABLE = ('final', 'best', 'steps', 'seeds')
 
@@ -45,20 +48,30 @@ def _status_counts(trials):
     return ', '.join(f'{n} {status}' for status, n in counts.items())
 
 
+def _reports_success(trials, metric):
+    """Whether to add the final success rate beside ``metric``: some trial
+    has the column (goal-conditioned tasks), and it is not the metric."""
+    return metric != SUCCESS_METRIC and any(
+        SUCCESS_METRIC in trial.progress for trial in trials)
+
+
 def summarize(trials, metric=DEFAULT_METRIC, mode='max'):
     """A DataFrame with one row per group of trials (seeds pooled): the
     varying entries (full dotted names), ``seeds``, ``final_mean``,
-    ``final_std``, ``best_mean``, ``best_std``, ``steps_min``, ``steps_max``
-    and ``status``."""
+    ``final_std``, ``best_mean``, ``best_std``, ``steps_min``,
+    ``steps_max``, for goal-conditioned tasks (trials with an
+    evaluation/success-rate column) ``success_mean`` and ``success_std``
+    (the final success rate over seeds), and ``status``."""
     check_columns(trials, metric)
     groups, keys = group_trials(trials)
+    success = _reports_success(trials, metric)
     rows = []
     for group in groups:
         scores = np.array([trial_scores(t, metric, mode)
                            for t in group.trials])
         final_mean, final_std = _mean_std(scores[:, 0])
         best_mean, best_std = _mean_std(scores[:, 1])
-        rows.append({
+        row = {
             **{key: format_value(value) if isinstance(value, (list, dict))
                else value for key, value in group.values.items()},
             'seeds': len(group.trials),
@@ -68,18 +81,27 @@ def summarize(trials, metric=DEFAULT_METRIC, mode='max'):
             not np.isnan(scores[:, 2]).all() else np.nan,
             'steps_max': np.nanmax(scores[:, 2]) if
             not np.isnan(scores[:, 2]).all() else np.nan,
-            'status': _status_counts(group.trials),
-        })
-    return pd.DataFrame(rows, columns=[*keys, 'seeds', 'final_mean',
-                                       'final_std', 'best_mean', 'best_std',
-                                       'steps_min', 'steps_max', 'status'])
+        }
+        if success:
+            row['success_mean'], row['success_std'] = _mean_std(
+                [trial_scores(t, SUCCESS_METRIC)[0] for t in group.trials])
+        row['status'] = _status_counts(group.trials)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[
+        *keys, 'seeds', 'final_mean', 'final_std', 'best_mean', 'best_std',
+        'steps_min', 'steps_max',
+        *(('success_mean', 'success_std') if success else ()), 'status'])
 
 
 def sort_summary(summary, by, mode='max'):
-    """Rows by ``by``: final / best (best first), steps / seeds (most
-    first), or a varying entry (by its short or full name, ascending)."""
+    """Rows by ``by``: final / best (best first), success (highest first,
+    where the summary has it), steps / seeds (most first), or a varying
+    entry (by its short or full name, ascending)."""
     if by in ('final', 'best'):
         return summary.sort_values(f'{by}_mean', ascending=(mode == 'min'),
+                                   na_position='last', kind='stable')
+    if by == 'success' and 'success_mean' in summary:
+        return summary.sort_values('success_mean', ascending=False,
                                    na_position='last', kind='stable')
     if by in ('steps', 'seeds'):
         column = 'steps_max' if by == 'steps' else 'seeds'
@@ -88,18 +110,20 @@ def sort_summary(summary, by, mode='max'):
     names = {name: key for key, name in short_names(keys).items()}
     names.update({key: key for key in keys})
     if by not in names:
+        sortable = SORTABLE + (('success',) if 'success_mean' in summary
+                               else ())
         raise ValueError(
-            f"--sort {by}: choose from {', '.join(SORTABLE)}"
+            f"--sort {by}: choose from {', '.join(sortable)}"
             f"{', ' if keys else ''}{', '.join(short_names(keys).values())}.")
     return summary.sort_values(names[by], kind='stable')
 
 
-def _plus_minus(mean, std):
+def _plus_minus(mean, std, digits=1):
     if np.isnan(mean):
         return '-'
     if np.isnan(std):  # one seed
-        return f'{mean:.1f}'
-    return f'{mean:.1f} ± {std:.1f}'
+        return f'{mean:.{digits}f}'
+    return f'{mean:.{digits}f} ± {std:.{digits}f}'
 
 
 def _steps(low, high):
@@ -122,11 +146,18 @@ def format_summary(summary, metric=DEFAULT_METRIC):
         summary['best_mean'], summary['best_std'])]
     table['steps'] = [_steps(low, high) for low, high in zip(
         summary['steps_min'], summary['steps_max'])]
+    success = 'success_mean' in summary
+    if success:
+        table['success'] = [_plus_minus(m, s, digits=2) for m, s in zip(
+            summary['success_mean'], summary['success_std'])]
     table['status'] = summary['status']
     n_trials = int(summary['seeds'].sum())
     header = (f"{metric}: final (last epoch) and best epoch, mean ± std "
               f"over seeds; {n_trials} trials in {len(summary)} "
               f"configuration{'s' if len(summary) != 1 else ''}")
+    if success:
+        header += (f"\nsuccess: {SUCCESS_METRIC} of the last epoch, mean ± "
+                   "std over seeds")
     return header + '\n' + table.to_string(index=False)
 
 

@@ -37,15 +37,18 @@ def _summary_parser():
         'summary',
         'One row per configuration of the trials found: the entries that '
         'vary between them, the number of seeds, the final and best metric '
-        '(mean ± std over seeds), the steps reached and the trials\' status.')
+        '(mean ± std over seeds), the steps reached and the trials\' status; '
+        'for goal-conditioned tasks (an evaluation/success-rate column), '
+        'also the final success rate.')
     parser.add_argument('--metric', default='evaluation/return-mean',
                         help='A progress.csv column (default: %(default)s).')
     parser.add_argument('--metric-mode', default='max', choices=('max', 'min'),
                         help='Whether the best value is the largest or the '
                              'smallest (default: %(default)s).')
     parser.add_argument('--sort', default=None, metavar='KEY',
-                        help='Order rows by final, best, steps, seeds, or a '
-                             'varying entry (default: by the entries).')
+                        help='Order rows by final, best, steps, seeds, '
+                             'success (goal-conditioned tasks), or a varying '
+                             'entry (default: by the entries).')
     parser.add_argument('--csv', default=None, metavar='FILE',
                         help='Also write the table (full names, separate '
                              'mean and std columns) to FILE.')
@@ -102,13 +105,16 @@ def _report_parser():
         'optimality gap of the normalized scores over all runs x tasks, '
         'each with a 95% stratified bootstrap confidence interval (runs '
         'resampled within each task); per task: the final return, mean ± '
-        'std over seeds; for each algorithm that two libraries ran, the '
+        'std over seeds, and on goal-conditioned tasks the IQM of the final '
+        'evaluation success rate with its interval; for each algorithm '
+        'that two libraries ran, the '
         'probability of improvement P(softlearning X > other X) with its '
         'interval (0.5: parity). Figures: the aggregate metrics, '
         'sample-efficiency curves (IQM against environment steps) and '
         'performance profiles, with confidence bands. Writes report.md, '
-        'aggregates.csv, improvement.csv and the PNGs, and prints the '
-        'markdown. Unfinished runs are left out, with a notice.')
+        'aggregates.csv, improvement.csv (success_rates.csv, for goal-'
+        'conditioned tasks) and the PNGs, and prints the markdown. '
+        'Unfinished runs are left out, with a notice.')
     parser.add_argument('--output-dir', default=None, metavar='OUT',
                         help='Folder for report.md and the figures '
                              '(default: <first DIR>/report).')

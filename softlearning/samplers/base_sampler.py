@@ -52,7 +52,8 @@ class Sampler(abc.ABC):
     def evaluate(self, n_episodes, first_seed, deterministic=True,
                  physical_parameters=None):
         """Evaluation episodes in the sampler's processes, where
-        ``evaluates_on_actors``: returns (returns, lengths)."""
+        ``evaluates_on_actors``: returns (returns, lengths, successes), a
+        success None where the environment reports none."""
         raise NotImplementedError(
             f"{type(self).__name__} does not evaluate; the algorithm "
             "evaluates on its own environment.")

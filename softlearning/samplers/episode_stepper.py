@@ -7,7 +7,8 @@ episode ends (the first reset with the sampler's seed, later ones
 continuing the environment's own RNG, each after the curriculum's
 per-episode draws), caps episodes at ``max_path_length`` (a truncation: the
 transition still bootstraps), and keeps the running episode's observation,
-return and length. Per-episode state that agents add belongs here, so every
+return and length, and, for goal-conditioned tasks, whether the episode
+succeeded. Per-episode state that agents add belongs here, so every
 sampler gets it: a recurrent policy's LSTM state (``policy_state``, None at
 each episode's start, see ``BasePolicy.step``), and each transition's
 episode id and step within the episode, from which a sequence pool tells
@@ -18,6 +19,7 @@ batch) or as a path (a finished episode).
 """
 
 import collections
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -27,6 +29,25 @@ from softlearning.utils import non_finite
 Transition = collections.namedtuple(
     'Transition',
     'observation action reward terminated next_observation episode step')
+
+
+class FinishedEpisode(collections.namedtuple(
+        'FinishedEpisode', 'path_return length success')):
+    """What a step that ends an episode reports of it: its return, its
+    length, and its success, the ``is_success`` of its last step's info
+    (0.0 or 1.0) as goal-conditioned tasks (gymnasium-robotics' Fetch)
+    report it, None for environments that report none. The last step's
+    value, not any step's: an episode that touched its goal and left it
+    failed, as SB3 and the hindsight-replay papers count it."""
+    __slots__ = ()
+
+
+def step_success(info):
+    """The ``is_success`` of a step's info as a float, or None."""
+    if not isinstance(info, Mapping) or info.get('is_success') is None:
+        return None
+    return float(info['is_success'])
+
 
 # What a path holds: a path's transitions may be just their first four
 # entries (SimpleSampler's checkpointed running path is).
@@ -58,6 +79,10 @@ class EpisodeStepper:
         self.path_length = 0
         self.path_return = 0.0
         self.num_paths = 0
+        # Whether a step's info has carried ``is_success``: the samplers
+        # then report a success rate even in epochs in which no episode
+        # ended, so that result tables have the column from the first epoch.
+        self.reports_success = False
 
     def start_episode(self):
         """Resets the environment unless an episode is running (``step``
@@ -74,7 +99,7 @@ class EpisodeStepper:
 
     def step(self, policy):
         """One environment step with ``policy``. Returns the transition and,
-        when this step ended the episode, its (return, length), else None.
+        when this step ended the episode, its ``FinishedEpisode``, else None.
         ``terminated`` is true only for a true termination."""
         self.start_episode()
         action, policy_state = policy.step(self.observation,
@@ -87,7 +112,7 @@ class EpisodeStepper:
         what the policy gave with it. Vector steppers call it after one
         policy call for all their environments."""
         observation, self.policy_state = self.observation, policy_state
-        next_observation, reward, terminated, truncated, _ = (
+        next_observation, reward, terminated, truncated, info = (
             self.environment.step(action))
         non_finite.check_step(
             self.environment, action, next_observation, reward,
@@ -97,11 +122,14 @@ class EpisodeStepper:
                                 self.path_length)
         self.path_length += 1
         self.path_return += reward
+        success = step_success(info)
+        self.reports_success = self.reports_success or success is not None
         if not (terminated or truncated
                 or self.path_length >= self.max_path_length):
             self.observation = next_observation
             return transition, None
-        finished = (self.path_return, self.path_length)
+        finished = FinishedEpisode(self.path_return, self.path_length,
+                                   success)
         self.num_paths += 1
         self._start_new_episode()
         return transition, finished

@@ -136,6 +136,7 @@ class RemoteSampler(Sampler):
             'num_paths': self._episodes.num_paths,
             'recent_returns': list(self._episodes.recent_returns),
             'recent_lengths': list(self._episodes.recent_lengths),
+            'recent_successes': list(self._episodes.recent_successes),
             'physical_parameters': dict(
                 self._actor_pool.physical_parameters),
             'weights_version': self._weights_version,
@@ -146,8 +147,10 @@ class RemoteSampler(Sampler):
     def set_state(self, state):
         self._total_samples = state['total_samples']
         self._episodes.num_paths = state['num_paths']
+        # Checkpoints written before successes were kept have none.
         self._episodes.set_recent(state['recent_returns'],
-                                  state['recent_lengths'])
+                                  state['recent_lengths'],
+                                  state.get('recent_successes'))
         self._weights_version = state['weights_version']
         # Checkpoints written before the rename call them environment_state.
         physical_parameters = state.get('physical_parameters',
@@ -240,8 +243,11 @@ class RemoteSampler(Sampler):
         count = len(samples['actions'])
         self.pool.add_samples(samples)
         self._total_samples += count
-        for path_return, length in zip(result['returns'], result['lengths']):
-            self._episodes.add(path_return, length)
+        for episode in zip(result['returns'], result['lengths'],
+                           result['successes']):
+            self._episodes.add(*episode)
+        self._episodes.reports_success = (self._episodes.reports_success
+                                          or result['reports_success'])
         if result['version'] is not None:
             self._epoch_lags.append(self._weights_version - result['version'])
         return count
@@ -261,7 +267,8 @@ class RemoteSampler(Sampler):
                  physical_parameters=None):
         """``n_episodes`` episodes of the evaluation environment with the
         learner's current policy, spread over the actors; episode i starts
-        from seed ``first_seed + i``. Returns (returns, lengths)."""
+        from seed ``first_seed + i``. Returns (returns, lengths,
+        successes), a success None where the environment reports none."""
         weights = ray.put(self.policy.get_weights())
         seeds = np.arange(n_episodes) + int(first_seed)
         shares = {index: seeds[index::self._num_samplers]
@@ -271,8 +278,9 @@ class RemoteSampler(Sampler):
             for index, share in shares.items() if len(share)})
         episodes = [episode for index in sorted(results)
                     for episode in results[index]]
-        returns, lengths = zip(*episodes) if episodes else ((), ())
-        return list(returns), list(lengths)
+        if not episodes:
+            return [], [], []
+        return tuple(list(column) for column in zip(*episodes))
 
     # Diagnostics -------------------------------------------------------------
 

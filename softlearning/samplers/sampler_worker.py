@@ -11,7 +11,7 @@ render observations with OSMesa, which cannot share a process with
 TensorFlow (see softlearning/environments/rendering.py).
 """
 
-from .episode_stepper import stack_transitions
+from .episode_stepper import FinishedEpisode, stack_transitions
 from .vector_stepper import (VectorStepper, check_envs_per_sampler,
                              single_stepper_state)
 from .utils import rollout
@@ -95,22 +95,25 @@ class SamplerWorker:
     def sample(self, n_steps, policy_name='policy', weights=None,
                version=None):
         """Takes ``n_steps`` steps over the actor's environments; returns
-        the transitions as one batch (each environment's in order) plus the
-        returns/lengths of the paths that finished."""
+        the transitions as one batch (each environment's in order), the
+        returns, lengths and successes of the paths that finished (a
+        success None where the environment reports none), and whether the
+        environments report successes at all."""
         if weights is not None:
             self.set_weights(weights, version)
         steps = self._stepper.step(self.policies[policy_name], n_steps)
-        transitions, returns, lengths = [], [], []
+        transitions, finished_episodes = [], []
         for transition, finished in (step for environment_steps in steps
                                      for step in environment_steps):
             transitions.append(transition)
             if finished is not None:
-                returns.append(finished[0])
-                lengths.append(finished[1])
+                finished_episodes.append(finished)
         return {
             'samples': stack_transitions(transitions),
-            'returns': returns,
-            'lengths': lengths,
+            'returns': [episode.path_return for episode in finished_episodes],
+            'lengths': [episode.length for episode in finished_episodes],
+            'successes': [episode.success for episode in finished_episodes],
+            'reports_success': self._stepper.reports_success,
             'version': (self._weights_version if policy_name == 'policy'
                         else None),
         }
@@ -118,9 +121,10 @@ class SamplerWorker:
     def evaluate(self, episode_seeds, deterministic=True, weights=None,
                  physical_parameters=None):
         """One episode of the evaluation environment per seed, with the
-        learner's policy (and ``physical_parameters``); returns [(return,
-        length)]. The episodes start from their seeds, so no evaluation
-        state needs checkpointing."""
+        learner's policy (and ``physical_parameters``); returns a
+        ``FinishedEpisode`` (return, length, success) per seed. The
+        episodes start from their seeds, so no evaluation state needs
+        checkpointing."""
         from softlearning import environments
         if weights is not None:
             self.policies['policy'].set_weights(weights)
@@ -137,5 +141,6 @@ class SamplerWorker:
             for seed in episode_seeds:
                 path = rollout(self._evaluation_environment, policy,
                                self._max_path_length, seed=int(seed))
-                results.append((path['return'], path['length']))
+                results.append(FinishedEpisode(
+                    path['return'], path['length'], path['success']))
         return results

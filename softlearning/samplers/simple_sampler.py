@@ -84,6 +84,8 @@ class SimpleSampler(Sampler):
                     path.clear()
                 transitions.append(transition)
         self._total_samples += len(transitions)
+        self._episodes.reports_success = (self._episodes.reports_success
+                                          or self._stepper.reports_success)
         return {'rewards': np.array([t.reward for t in transitions],
                                     np.float32),
                 'episodes': np.array([t.episode for t in transitions],
@@ -105,9 +107,11 @@ class SimpleSampler(Sampler):
             '_total_samples': self._total_samples,
             '_epoch_returns': episodes.epoch_returns,
             '_epoch_lengths': episodes.epoch_lengths,
+            '_epoch_successes': episodes.epoch_successes,
             '_last_n_paths': list(self._last_n_paths),
             '_recent_returns': list(episodes.recent_returns),
             '_recent_lengths': list(episodes.recent_lengths),
+            '_recent_successes': list(episodes.recent_successes),
             'vector': self._stepper.get_state(),
         }
 
@@ -118,10 +122,12 @@ class SimpleSampler(Sampler):
         self._last_n_paths.clear()
         self._last_n_paths.extend(state['_last_n_paths'])
         episodes = self._episodes
-        episodes.epoch_returns = state['_epoch_returns']
-        episodes.epoch_lengths = state['_epoch_lengths']
+        # Checkpoints written before successes were kept have none.
+        episodes.set_epoch(state['_epoch_returns'], state['_epoch_lengths'],
+                           state.get('_epoch_successes'))
         episodes.set_recent(state['_recent_returns'],
-                            state['_recent_lengths'])
+                            state['_recent_lengths'],
+                            state.get('_recent_successes'))
         continued = self._stepper.set_state(state['vector'])
         episodes.num_paths = self._stepper.num_paths
         # A path the environment could not resume is cut there.

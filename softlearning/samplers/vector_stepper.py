@@ -86,6 +86,11 @@ class VectorStepper:
     def num_paths(self):
         return sum(stepper.num_paths for stepper in self.steppers)
 
+    @property
+    def reports_success(self):
+        """Whether an environment's steps carry ``is_success``."""
+        return any(stepper.reports_success for stepper in self.steppers)
+
     def set_physical_parameters(self, values):
         """The curriculum's values, for every environment (ranges are drawn
         per environment, from each one's own generator)."""
@@ -101,7 +106,7 @@ class VectorStepper:
     def step(self, policy, n_steps):
         """``n_steps`` environment steps with ``policy``. Returns, per
         environment, its steps in order: a list of (transition, finished)
-        pairs, ``finished`` the episode's (return, length) when the step
+        pairs, ``finished`` the episode's ``FinishedEpisode`` when the step
         ended it, else None (``EpisodeStepper.step``)."""
         steps = [[] for _ in self.steppers]
         remaining = int(n_steps)

@@ -29,9 +29,13 @@ def format_progress(diagnostics, n_epochs, total_steps=None,
 
     line = (f"epoch {diagnostics['epoch']:>5}/{n_epochs}"
             f" | steps {diagnostics['total_timestep']:>9}"
-            f" | eval return {number(evaluation, 'return-mean')}"
-            f" | train return {number(training, 'return-mean')}"
-            f" | {diagnostics['timesteps_per_second']:7.1f} steps/s")
+            f" | eval return {number(evaluation, 'return-mean')}")
+    if 'success-rate' in evaluation:
+        # Goal-conditioned tasks: the fraction of evaluation episodes that
+        # ended at their goal, which a sparse reward's return hides.
+        line += f" | eval success {evaluation['success-rate']:4.2f}"
+    line += (f" | train return {number(training, 'return-mean')}"
+             f" | {diagnostics['timesteps_per_second']:7.1f} steps/s")
     if diagnostics.get('num_train_steps') == 0:
         # Warm-up steps take no updates, so their pace says nothing of
         # the time training will take.

@@ -62,7 +62,8 @@ def simulate(checkpoint_path, max_path_length=1000, num_rollouts=1,
              render_kwargs=None, video_path=None, fps=None,
              deterministic=True, seed=0):
     """Runs the checkpoint's policy for ``num_rollouts`` episodes (seeds
-    ``seed``, ``seed + 1``, ...), prints each return and length, and writes
+    ``seed``, ``seed + 1``, ...), prints each return and length (and
+    success, on goal-conditioned tasks), and writes
     them as one MP4 to ``video_path``. ``render_kwargs``: ``mode``
     ('rgb_array' or 'human'), ``width``, ``height``, ``camera_id``. Returns
     the paths (with their frames when filmed)."""
@@ -92,8 +93,10 @@ def simulate(checkpoint_path, max_path_length=1000, num_rollouts=1,
                          max_path_length, render_kwargs=frame_kwargs,
                          seed=seed)
     for i, path in enumerate(paths):
+        success = ('' if path.get('success') is None
+                   else f", success {path['success']:.0f}")
         print(f"rollout {i}: return {path['return']:.2f}, "
-              f"length {path['length']}", flush=True)
+              f"length {path['length']}{success}", flush=True)
     if mode == 'rgb_array':
         size = {key: render_kwargs.get(key) for key in FRAME_SIZE_KEYS}
         for path in paths:

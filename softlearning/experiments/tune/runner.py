@@ -310,6 +310,7 @@ def report(run, resume=None):
     for result in run.results:
         metrics = result.metrics or {}
         evaluation = metrics.get('evaluation', {}).get('return-mean')
+        success = metrics.get('evaluation', {}).get('success-rate')
         status = ('ERROR' if result.error else
                   'OK' if metrics.get('done') else 'UNFINISHED')
         failed += bool(result.error)
@@ -319,6 +320,8 @@ def report(run, resume=None):
         if evaluation is not None:
             line += (f"  epoch {metrics.get('epoch')}, evaluation return-mean "
                      f"{evaluation:.1f}")
+            if success is not None:
+                line += f", success-rate {success:.2f}"
         print(line)
         if result.error:
             print(f"    {error_line(result.error)}")
