@@ -22,6 +22,9 @@ TASKS = {
     'gym/Hopper/v5': 'Hopper-v5',
     'gym/Walker2d/v5': 'Walker2d-v5',
     'gym/Pendulum/v1': 'Pendulum-v1',
+    # gymnasium-robotics (pip install softlearning[robotics]).
+    'gym/FetchReach/v4': 'FetchReach-v4',
+    'gym/FetchPush/v4': 'FetchPush-v4',
 }
 
 
@@ -41,6 +44,10 @@ def episode_return(environment, rng, seed):
 
 def random_score(gym_id, episodes, first_seed, action_seed):
     import gymnasium as gym
+    if gym_id.startswith('Fetch'):
+        from softlearning.environments.adapters.robotics import (
+            register_robotics_environments)
+        register_robotics_environments()
     environment = gym.make(gym_id)
     rng = np.random.default_rng(action_seed)
     try:

@@ -24,7 +24,11 @@ comparison, the same table reads about 10,400 / 3,370 / 3,740 off the SAC
 paper's (Haarnoja et al. 2018) figures. Pendulum has no such published
 1M-step figure: its reference is a round expert-level return, what a
 well-trained policy reaches over random start states, not a published
-number.
+number. FetchReach and FetchPush (gymnasium-robotics 1.4.2, 50-step
+episodes, sparse rewards in [-50, 0]): rl-baselines3-zoo's benchmark table
+(benchmark.md of github.com/DLR-RM/rl-baselines3-zoo), the mean episode
+return of its SAC+HER after 20,000 steps and of its TQC+HER after 1,000,000,
+on the v1 versions (mujoco-py).
 
 Add a task here (its key is the benchmark's ``environment``, e.g.
 'gym/Ant/v5') before reporting on it.
@@ -56,6 +60,21 @@ REFERENCE_SCORES = {
         'random': -1326.8,
         'reference': -150.0,
         'source': 'round expert-level return (no published figure)',
+    },
+    # gymnasium-robotics' sparse Fetch tasks: -1 per step until the goal is
+    # reached (50 steps). The random policy's FetchPush figure holds one
+    # episode whose block starts at its goal (0).
+    'gym/FetchReach/v4': {
+        'random': -49.4,
+        'reference': -1.66,
+        'source': 'SAC+HER, 20k steps, rl-baselines3-zoo benchmark '
+                  '(FetchReach-v1)',
+    },
+    'gym/FetchPush/v4': {
+        'random': -44.8,
+        'reference': -8.8,
+        'source': 'TQC+HER, 1M steps, rl-baselines3-zoo benchmark '
+                  '(FetchPush-v1)',
     },
 }
 
