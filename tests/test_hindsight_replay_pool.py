@@ -315,3 +315,19 @@ def test_simulate_builds_fetch_tasks_at_the_frame_size_asked_for(
                                      'PYOPENGL_PLATFORM': 'osmesa'})
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == '(48, 64, 3)'
+
+
+@pytest.mark.slow
+def test_a_hindsight_trial_with_three_environments_resumes_exactly(
+        fetch_reach, tmp_path):
+    """In the trial's process, three environments stepped as one vector;
+    checkpoints fall mid-episode (epochs of 70 steps, episodes of 50)."""
+    from checkpoint_helpers import assert_resume_is_exact, tiny_variant
+    variant = tiny_variant(domain='FetchReach', task='v4', epoch_length=70,
+                           envs_per_sampler=3)
+    assert variant['replay_pool_params'] == {
+        'class_name': 'HindsightReplayPool',
+        'config': {'max_size': 1000000, 'strategy': 'future',
+                   'relabeled_goals': 4}}
+    assert variant['algorithm_params']['config']['discount'] == 0.95
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002')

@@ -390,3 +390,36 @@ def test_recurrent_trial_on_actors_resumes_exactly(ray_cluster, tmp_path):
     assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
                            ('Q_loss', 'policy_loss', 'Q_value-mean'),
                            before_save=mid_episode)
+
+
+@pytest.mark.slow
+def test_hindsight_trial_on_actors_resumes_exactly(ray_cluster, tmp_path):
+    """SAC with hindsight relabeling on FetchReach, collected by two actors
+    with two environments each (their episodes reach the pool
+    interleaved): the checkpoint's pool rebuilds its episode index, and
+    epoch 3 after a restore equals epoch 3 of the run that never
+    stopped."""
+    pytest.importorskip('gymnasium_robotics')
+    from checkpoint_helpers import assert_resume_is_exact, tiny_variant
+
+    variant = tiny_variant(
+        algorithm='SAC', domain='FetchReach', task='v4', epochs=3,
+        epoch_length=70, num_samplers=2, envs_per_sampler=2,
+        sampler_cpus=0.5)
+    variant['sampler_params']['config']['actor_options'] = ACTOR_OPTIONS
+    assert variant['replay_pool_params']['class_name'] == (
+        'HindsightReplayPool')
+
+    def relabels_interleaved_episodes(runner):
+        pool = runner.pool
+        episodes = pool.data['episodes'][:pool.size]
+        # Four environments' episodes, and each known to the index whole.
+        assert len(set(episodes.tolist())) >= 4
+        index = pool._index
+        for episode, slot in index.open.items():
+            assert index.length[slot] == 1 + max(
+                pool.data['episode_steps'][:pool.size][episodes == episode])
+
+    assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002',
+                           ('Q_loss', 'policy_loss', 'Q_value-mean'),
+                           before_save=relabels_interleaved_episodes)
