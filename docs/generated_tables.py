@@ -21,6 +21,7 @@ import examples_page
 from markdown_table import table as _table
 import result_sentences
 import precision_figures
+import success_figures
 import vector_figures
 
 DOCS = os.path.dirname(os.path.abspath(__file__))
@@ -65,6 +66,8 @@ SUITES = {
     'per_hour_selection': {'runs': ['per_hour_selection/*/*'], 'steps': None},
     'per_hour_fast': {'runs': ['per_hour_fast/*/*'], 'steps': None},
     'per_hour': {'runs': ['per_hour/*/*'], 'steps': None},
+    'fetch_her': {'runs': ['fetch_her/*/*'], 'steps': None},
+    'fetch_her_reach': {'runs': ['fetch_her_reach/*/*'], 'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
     'droq_20k': {'runs': ['droq_20k/*/*',
@@ -396,3 +399,4 @@ GENERATORS = {
 GENERATORS.update(result_sentences.GENERATORS)
 GENERATORS.update(vector_figures.GENERATORS)
 GENERATORS.update(precision_figures.GENERATORS)
+GENERATORS.update(success_figures.GENERATORS)
