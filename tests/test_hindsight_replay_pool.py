@@ -331,3 +331,24 @@ def test_a_hindsight_trial_with_three_environments_resumes_exactly(
                    'relabeled_goals': 4}}
     assert variant['algorithm_params']['config']['discount'] == 0.95
     assert_resume_is_exact(variant, tmp_path / 'checkpoint_000002')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('algorithm',
+                         ['SAC', 'TD3', 'DDPG', 'TQC', 'CrossQ', 'REDQ'])
+def test_off_policy_agents_train_on_relabeled_goals(fetch_reach, algorithm):
+    """Each agent's Fetch preset gives it the hindsight pool, and an epoch
+    of its compiled update runs on relabeled minibatches."""
+    import math
+    from checkpoint_helpers import make_runner, tiny_variant
+    variant = tiny_variant(algorithm=algorithm, domain='FetchReach',
+                           task='v4', epochs=1, epoch_length=120)
+    assert variant['replay_pool_params']['class_name'] == (
+        'HindsightReplayPool')
+    runner = make_runner(variant)
+    result = runner.train()
+    assert runner.pool.size == 120
+    assert result['num_train_steps'] > 0
+    assert 0 <= result['evaluation']['success-rate'] <= 1
+    for key in runner.algorithm.training_diagnostic_keys:
+        assert math.isfinite(result[key]), key
