@@ -171,3 +171,37 @@ def test_sampler_actor_code_path_never_loads_tensorflow():
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert 'tensorflow loaded: False' in result.stdout
+
+
+def test_goal_conditioned_policy_mirror_matches_tensorflow():
+    """A Fetch task's Dict observation (observation, achieved_goal,
+    desired_goal), all three read: the sampler actors' numpy policy acts
+    as the learner's TensorFlow one, on real observations."""
+    pytest.importorskip('gymnasium_robotics')
+    from softlearning.environments import get_environment
+    environment = get_environment('gym', 'FetchPush', 'v4', {})
+    shapes = environment.observation_shapes
+    assert set(shapes) == {'observation', 'achieved_goal', 'desired_goal'}
+    rng = np.random.default_rng(0)
+    steps = []
+    observation = environment.reset(seed=0)
+    for _ in range(16):
+        steps.append(observation)
+        observation = environment.step(
+            rng.uniform(-1, 1, 4).astype(np.float32))[0]
+    environment.close()
+    batch = {key: np.stack([step[key] for step in steps]) for key in shapes}
+    config = {'hidden_layer_sizes': (32, 32), 'observation_keys': None}
+    learner = FeedforwardGaussianPolicy(shapes, (4,), seed=0, **config)
+    actor = NumpyGaussianPolicy(shapes, (4,), seed=1, **config)
+    actor.set_weights(learner.get_weights())
+    with actor.set_deterministic(), learner.set_deterministic():
+        np.testing.assert_allclose(actor.actions_np(batch),
+                                   learner.actions(batch).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        # One observation at a time, as an actor steps: the same actions.
+        single = np.concatenate([
+            actor.actions_np({key: value[i:i + 1]
+                              for key, value in batch.items()})
+            for i in range(len(steps))])
+        np.testing.assert_array_equal(single, actor.actions_np(batch))
