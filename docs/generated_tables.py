@@ -305,6 +305,8 @@ def final_returns(here, suite):
     tasks = sorted({run.task for run in runs})
     all_seeds = {str(run.seed) for run in runs}
     rows = []
+    # Returns of a few tens (the Fetch tasks') keep a decimal.
+    digits = 1 if max(abs(run.final_return) for run in runs) < 100 else 0
     for task in tasks:
         row = [task.replace('gym/', '').replace('/', '-')]
         for agent in agents:
@@ -315,10 +317,11 @@ def final_returns(here, suite):
             # A cell short of some seeds (a suite under way) names its own.
             named = {str(run.seed) for run in mine} != all_seeds
             seeds = [(f'seed {run.seed}: ' if named else '')
-                     + f'{run.final_return:,.0f}' + (
+                     + f'{run.final_return:,.{digits}f}' + (
                 f' at {run.step / 1000:,.0f}k' if run.budget_minutes else '')
                 for run in mine]
-            row.append(f"{values.mean():,.0f} ± {values.std():,.0f} ("
+            row.append(f"{values.mean():,.{digits}f} ± "
+                       f"{values.std():,.{digits}f} ("
                        + ', '.join(seeds) + ')' if len(values) else '')
         rows.append(row)
     steps = SUITES[suite]['steps']

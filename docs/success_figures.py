@@ -19,6 +19,10 @@ DOCS = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(os.path.dirname(DOCS), 'benchmarks', 'results')
 
 
+# A task counts as solved at a success rate of this or more.
+SOLVED = 0.95
+
+
 def _short(task):
     return task.replace('gym/', '').replace('/', '-')
 
@@ -74,8 +78,16 @@ def success_by_step(here, suite):
                          f'{values.max():.1f})' if len(values) else '')
         rows.append(cells)
     header = ['steps'] + [f'{agent} ({task})' for task, agent in columns]
+    solved = []
+    for task, agent in columns:
+        steps_solved = [step for step in steps
+                        if min(curves[(task, agent)].get(step, [0])) >= SOLVED]
+        solved.append(f'{agent} on {task}: ' + (
+            f'every seed at {SOLVED} or more first at {steps_solved[0]:,} steps'
+            if steps_solved else f'not every seed at {SOLVED} at any step'))
     return ('Evaluation success rate by step: mean over seeds (min-max).\n\n'
-            + numbers_table(header, rows))
+            + numbers_table(header, rows) + '\n\nSolved (success rate '
+            f'{SOLVED} or more): ' + '; '.join(solved) + '.')
 
 
 def _rates(suite):
