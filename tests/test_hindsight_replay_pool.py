@@ -273,7 +273,9 @@ def run_cli(*options):
 
 
 def last_line(result):
-    return result.stderr.strip().splitlines()[-1]
+    """The error: the one line the command wrote to stderr."""
+    (line,) = result.stderr.strip().splitlines()
+    return line
 
 
 def test_her_on_an_environment_without_goals_stops_before_ray():
