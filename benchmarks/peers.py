@@ -58,7 +58,10 @@ checked, above).
 Each (algorithm, environment, seed) trains in its own process of the peer's
 interpreter, one CPU thread each, pinned to a core of its own from the
 last one down, at the niceness of Ray's workers (``--parallel`` runs that
-many at once; peer_processes.py says why),
+many at once; peer_processes.py says why; the cores are those this
+process may use, so two invocations at once pin to the same core unless
+each is started under its own, e.g. ``taskset -c 0 python
+benchmarks/peers.py ...``),
 and writes ``<output>/<library>-<algorithm>-<Domain>-<task>-seed<seed>/``
 (``--output`` defaults to ``benchmarks/results/<suite name>/<library>/``):
 ``params.json`` (the settings, under softlearning's names where they exist,
