@@ -309,7 +309,7 @@ ENTRIES = [
           'Lower `--trial-cpus` (or leave it out), or raise `--cpus`.'),
     # Environments -------------------------------------------------------------
     Entry('environments', 'An unknown domain', f'{RUN} --domain HalfCheeta',
-          "Unknown gym domain 'HalfCheeta'. Valid domains: Ant, HalfCheetah, …",
+          "Unknown gym domain 'HalfCheeta'. Valid domains: Ant, …",
           "The domain is not one of the universe's continuous-action environments.",
           'Choose a listed domain, or name your own class as `--domain '
           'module:Class` ([your own environment](custom-environment.md)).'),

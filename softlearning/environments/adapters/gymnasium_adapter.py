@@ -163,10 +163,12 @@ def resolve_environment_id(domain, task, universe='gym',
             f"{', '.join(continuous_domains(domains))}")
     env_id = f'{domain}-{task}'
     spec = gym.registry.get(env_id)
-    if spec is not None and not _is_legacy_mujoco_py(spec):
+    if spec is not None and include(spec) and not _is_legacy_mujoco_py(spec):
         return env_id
     newest = domains[domain][-1]
-    if spec is not None:  # registered but retired (mujoco-py based)
+    # Registered but retired: mujoco-py based, or (gymnasium-robotics
+    # registers its own copies of the v2/v3 MuJoCo tasks) not offered here.
+    if spec is not None:
         new_id = f'{domain}-{newest}'
         print(f"[softlearning] Notice: {env_id} needs mujoco-py, which "
               f"gymnasium no longer ships; using {new_id} instead.",
