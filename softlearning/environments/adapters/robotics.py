@@ -15,6 +15,7 @@ peer processes load it by path so that both libraries run the same tasks.
 """
 
 import contextlib
+import functools
 import io
 import warnings
 
@@ -35,14 +36,10 @@ def is_robotics_spec(spec):
     return str(spec.entry_point).startswith(ROBOTICS_PACKAGE + '.')
 
 
-_registered = []
-
-
+@functools.cache
 def register_robotics_environments():
     """Imports gymnasium-robotics (which registers its tasks with gymnasium)
     if it is installed, once per process; True if it is."""
-    if _registered:
-        return _registered[0]
     try:
         # Its import prints a notice about the Adroit tasks' rewards; no
         # task offered here is concerned.
@@ -52,10 +49,8 @@ def register_robotics_environments():
             warnings.simplefilter('ignore')
             import gymnasium_robotics  # noqa: F401
     except ImportError:
-        _registered.append(False)
         return False
     patch_joint_type_comparison()
-    _registered.append(True)
     return True
 
 
