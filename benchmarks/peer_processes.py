@@ -33,8 +33,12 @@ WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 # softlearning's registration of gymnasium-robotics' tasks (and its patch
 # of them), which imports neither softlearning nor TensorFlow: the worker
 # loads it by its path.
-ROBOTICS_MODULE = os.path.join(os.path.dirname(softlearning.__file__),
-                               'environments', 'adapters', 'robotics.py')
+ADAPTERS = os.path.join(os.path.dirname(softlearning.__file__),
+                        'environments', 'adapters')
+ROBOTICS_MODULE = os.path.join(ADAPTERS, 'robotics.py')
+# dm_control's stepping rules (action repeat, ends, start states), shared
+# with softlearning's adapter; loaded by its path as well.
+DM_CONTROL_MODULE = os.path.join(ADAPTERS, 'dm_control_gymnasium.py')
 # Versions recorded in params.json: the library's own, then what it ran on.
 VERSION_MODULES = {
     'sbx': ('sbx', 'stable_baselines3', 'jax', 'flax', 'optax', 'gymnasium',
@@ -43,7 +47,8 @@ VERSION_MODULES = {
 }
 # What the worker is given of a run besides its constructor and resume.
 WORKER_KEYS = ('folder', 'name', 'library', 'algorithm', 'gymnasium_id',
-               'seed', 'steps', 'evaluation', 'training_seconds')
+               'seed', 'steps', 'evaluation', 'training_seconds',
+               'environment_kwargs')
 # Ray's default niceness for worker processes (its worker_niceness).
 RAY_WORKER_NICENESS = 15
 
@@ -129,7 +134,8 @@ def worker_spec(run, params, resume):
     where softlearning's robotics module is."""
     return {**{key: run[key] for key in WORKER_KEYS}, 'resume': resume,
             'constructor': params['benchmark']['constructor'],
-            'cpu': cpu_model(), 'robotics_module': ROBOTICS_MODULE}
+            'cpu': cpu_model(), 'robotics_module': ROBOTICS_MODULE,
+            'dm_control_module': DM_CONTROL_MODULE}
 
 
 def start_run(run, params, peer_python, core):

@@ -11,8 +11,9 @@ per-hour suite's budget of collecting and training, or null), cpu (the
 machine's, for progress.csv), evaluation
 {episodes, first_seed, interval}, constructor {module, class, policy,
 kwargs}, resume (a checkpoint record to go on from, or null) and
-robotics_module (the path of softlearning's
-environments/adapters/robotics.py). Standard library and the peer library
+robotics_module and dm_control_module (the paths of softlearning's
+environments/adapters/robotics.py and dm_control_gymnasium.py) and
+environment_kwargs (the suite's, for dm_control: its action repeat). Standard library and the peer library
 only: no setting is decided here.
 
 A task gymnasium does not know by itself (gymnasium-robotics' Fetch tasks)
@@ -38,20 +39,36 @@ ACTIVATIONS = {'sbx': ('flax.linen', {'relu': 'relu'}),
                'sb3': ('torch.nn', {'relu': 'ReLU'})}
 
 
-def load_robotics_module(path):
-    """softlearning's environments/adapters/robotics.py, by its path."""
-    spec = importlib.util.spec_from_file_location('softlearning_robotics',
-                                                  path)
+def load_module(path, name):
+    """One of softlearning's standalone environment modules, by its path."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def make_environment(environment_id, robotics_module=None):
-    """``gym.make(environment_id)``; an id gymnasium does not know is first
-    registered through softlearning's robotics module (``robotics_module``:
-    its path), as softlearning's gym universe registers it."""
+def load_robotics_module(path):
+    """softlearning's environments/adapters/robotics.py, by its path."""
+    return load_module(path, 'softlearning_robotics')
+
+
+def make_environment(environment_id, spec):
+    """The run's environment: ``gym.make(environment_id)``; an id gymnasium
+    does not know is first registered through softlearning's robotics
+    module (``spec['robotics_module']``: its path), as softlearning's gym
+    universe registers it; a dm_control task ('dm_control/dog-run') is
+    built by softlearning's dm_control_gymnasium.py with the suite's
+    environment kwargs (its action repeat), as softlearning's adapter
+    steps it."""
     import gymnasium as gym
+    if environment_id.startswith('dm_control/'):
+        domain, task = environment_id.split('/', 1)[1].split('-', 1)
+        module = load_module(spec['dm_control_module'],
+                             'softlearning_dm_control')
+        return module.gymnasium_environment(
+            domain, task, seed=spec['seed'],
+            **(spec.get('environment_kwargs') or {}))
+    robotics_module = spec.get('robotics_module')
     if environment_id not in gym.registry and robotics_module:
         load_robotics_module(robotics_module).register_robotics_environments()
     return gym.make(environment_id)
@@ -118,8 +135,7 @@ def train(spec):
             kwargs['replay_buffer_class'])
     noise = kwargs.pop('action_noise', None)
     environment_id, steps = spec['gymnasium_id'], spec['steps']
-    training_environment = make_environment(environment_id,
-                                            spec.get('robotics_module'))
+    training_environment = make_environment(environment_id, spec)
     if noise is not None:
         import numpy as np
         from stable_baselines3.common.noise import NormalActionNoise
@@ -127,8 +143,7 @@ def train(spec):
         kwargs['action_noise'] = NormalActionNoise(
             mean=np.full(n, noise['mean']), sigma=np.full(n, noise['sigma']))
     evaluation = spec['evaluation']
-    evaluation_environment = make_environment(environment_id,
-                                              spec.get('robotics_module'))
+    evaluation_environment = make_environment(environment_id, spec)
     resume = spec.get('resume')
     # Goal-conditioned tasks: the evaluations' success rate too.
     columns = PROGRESS_COLUMNS + (

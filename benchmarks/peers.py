@@ -169,17 +169,37 @@ from softlearning.experiments.benchmark.suite_part import part_of_suite
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 LIBRARIES = tuple(LIBRARY_MODULES)
+# The environment kwargs the peers apply as softlearning's adapters do.
+PEER_ENVIRONMENT_KWARGS = ('action_repeat',)
 # What goal-conditioned tasks (gymnasium-robotics') run on.
 ROBOTICS_PACKAGE = 'gymnasium_robotics'
 
 
 def gymnasium_id(environment):
-    """'gym/HalfCheetah/v5' -> 'HalfCheetah-v5'."""
+    """'gym/HalfCheetah/v5' -> 'HalfCheetah-v5'; a dm_control task,
+    'dm_control/dog/run' -> 'dm_control/dog-run' (the worker builds it with
+    softlearning's dm_control_gymnasium.py)."""
     universe, domain, task = environment.split('/')
+    if universe == 'dm_control':
+        return f'dm_control/{domain}-{task}'
     if universe != 'gym':
-        raise SuiteError(f"{environment}: the peers run gymnasium "
-                         "environments only (universe 'gym').")
+        raise SuiteError(f"{environment}: the peers run gymnasium and "
+                         "dm_control environments only (universes 'gym', "
+                         "'dm_control').")
     return f'{domain}-{task}'
+
+
+def peer_environment_kwargs(suite, environment):
+    """The suite's environment kwargs of ``environment`` that the peers
+    apply (dm_control's action repeat); any other is a SuiteError."""
+    kwargs = suite.kwargs_of(tuple(environment.split('/')))
+    unknown = sorted(set(kwargs) - set(PEER_ENVIRONMENT_KWARGS))
+    if unknown or (kwargs and not environment.startswith('dm_control/')):
+        raise SuiteError(
+            f"{environment}: the peers cannot apply the suite's "
+            f"environment_kwargs {kwargs}; they take "
+            f"{', '.join(PEER_ENVIRONMENT_KWARGS)} on dm_control tasks.")
+    return kwargs
 
 
 def trial_name(library, algorithm, environment, seed):
@@ -205,6 +225,7 @@ def plan_runs(suite, library, output, algorithms, environments, seeds,
             except SuiteError as error:
                 print(f"{error} Skipped.")
                 continue
+            environment_kwargs = peer_environment_kwargs(suite, environment)
             for seed in seeds:
                 name = trial_name(library, algorithm, environment, seed)
                 folder = os.path.join(output, name)
@@ -227,6 +248,7 @@ def plan_runs(suite, library, output, algorithms, environments, seeds,
                     'folder': folder, 'name': name, 'library': library,
                     'algorithm': algorithm, 'environment': environment,
                     'gymnasium_id': environment_id, 'seed': seed,
+                    'environment_kwargs': environment_kwargs,
                     'steps': suite.steps, 'evaluation': suite.evaluation,
                     'training_seconds': suite.training_seconds,
                     'config': config,
@@ -241,10 +263,13 @@ def plan_runs(suite, library, output, algorithms, environments, seeds,
 def extra_modules(run):
     """The modules a run needs besides its library's usual ones
     (peer_processes.VERSION_MODULES): sb3-contrib for SB3's TQC,
-    gymnasium-robotics for a goal-conditioned task."""
+    gymnasium-robotics for a goal-conditioned task, dm_control for its
+    tasks."""
     modules = [run['constructor']['module']]
     if is_goal_conditioned(run['config']):
         modules.append(ROBOTICS_PACKAGE)
+    if run['environment'].startswith('dm_control/'):
+        modules.append('dm_control')
     return [module for module in modules
             if module not in VERSION_MODULES[run['library']]]
 
@@ -280,6 +305,8 @@ def trial_params(suite, versions, run):
             'algorithm': run['algorithm'],
             'environment': run['environment'],
             'gymnasium_id': run['gymnasium_id'],
+            **({'environment_kwargs': run['environment_kwargs']}
+               if suite.environment_kwargs else {}),
             'steps': suite.steps,
             'warmup_steps': suite.warmup_steps,
             **({'budget': suite.budget} if suite.budget else {}),

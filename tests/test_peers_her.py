@@ -257,7 +257,8 @@ sys.path.insert(0, {BENCHMARKS!r})
 import gymnasium
 assert 'FetchReach-v4' not in gymnasium.registry
 import peer_worker
-environment = peer_worker.make_environment('FetchReach-v4', {path!r})
+environment = peer_worker.make_environment('FetchReach-v4',
+                                           {{'robotics_module': {path!r}}})
 print(peer_worker.reports_success(environment, 1000),
       sorted(environment.observation_space.spaces),
       [name for name in ('softlearning', 'tensorflow')

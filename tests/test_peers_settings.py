@@ -30,8 +30,10 @@ def test_environments_map_to_gymnasium_ids():
     assert peers.gymnasium_id('gym/Pendulum/v1') == 'Pendulum-v1'
     assert peers.trial_name('sbx', 'TD3', 'gym/Walker2d/v5', 4) == (
         'sbx-TD3-Walker2d-v5-seed4')
-    with pytest.raises(SuiteError, match='gymnasium environments'):
-        peers.gymnasium_id('dm_control/cheetah/run')
+    assert peers.gymnasium_id('dm_control/cheetah/run') == (
+        'dm_control/cheetah-run')
+    with pytest.raises(SuiteError, match='gymnasium and dm_control'):
+        peers.gymnasium_id('pybullet/HopperBulletEnv/v0')
 
 
 def test_params_have_softlearning_layout_and_the_protocol(suite, tmp_path):

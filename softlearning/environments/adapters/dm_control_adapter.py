@@ -1,20 +1,14 @@
-"""Adapter for the dm_control suite (observations are dicts)."""
-
-import warnings
+"""Adapter for the dm_control suite (observations are dicts; the stepping
+rules, action repeat included, are dm_control_gymnasium.py's, which the
+peer libraries' runs use too)."""
 
 import numpy as np
 from gymnasium import spaces
 
+from .dm_control_gymnasium import (
+    check_action_repeat, episode_steps, import_suite as _import_suite, load,
+    repeat_step, reseed)
 from .softlearning_env import SoftlearningEnv
-
-
-def _import_suite():
-    # Without a display dm_control's default GLFW backend warns at import;
-    # rendering, when wanted, is configured explicitly (see rendering.py).
-    with warnings.catch_warnings():
-        warnings.filterwarnings('ignore', message='.*DISPLAY.*')
-        from dm_control import suite
-    return suite
 
 
 def registered_domains():
@@ -48,16 +42,17 @@ class DmControlAdapter(SoftlearningEnv):
 
     def __init__(self, domain, task, observation_keys=None, seed=None,
                  environment_kwargs=None, task_kwargs=None,
-                 render_kwargs=None, render_observations=False):
+                 render_kwargs=None, render_observations=False,
+                 action_repeat=1):
         """``render_observations=True`` adds a 'pixels' observation: the
-        (height, width, 3) frame of ``render_kwargs`` rendered every step."""
+        (height, width, 3) frame of ``render_kwargs`` rendered every step.
+        ``action_repeat``: simulator steps per action (rewards summed)."""
         super().__init__('dm_control', domain, task, observation_keys)
         validate_domain_task(domain, task)
-        suite = _import_suite()
-        task_kwargs = dict(task_kwargs or {})
-        task_kwargs.setdefault('random', seed)
-        self._env = suite.load(domain, task, task_kwargs=task_kwargs,
-                               environment_kwargs=environment_kwargs or {})
+        self._action_repeat = check_action_repeat(action_repeat)
+        self._env = load(domain, task, seed=seed,
+                         environment_kwargs=environment_kwargs,
+                         task_kwargs=task_kwargs)
         self._render_kwargs = {'width': 84, 'height': 84, 'camera_id': 0,
                                **(render_kwargs or {})}
 
@@ -94,8 +89,7 @@ class DmControlAdapter(SoftlearningEnv):
 
     @property
     def max_episode_steps(self):
-        limit = self._env._step_limit
-        return None if limit == float('inf') else int(limit)
+        return episode_steps(self._env, self._action_repeat)
 
     def _observation(self, time_step):
         observation = dict(time_step.observation)
@@ -107,17 +101,13 @@ class DmControlAdapter(SoftlearningEnv):
 
     def reset(self, seed=None):
         if seed is not None:
-            self._env.task._random = np.random.RandomState(seed)
+            reseed(self._env, seed)
         return self._observation(self._env.reset())
 
     def step(self, action):
-        time_step = self._env.step(self._denormalize_action(action))
-        # dm_control ends every episode with last(); a zero discount marks a
-        # true terminal, a non-zero one a time limit.
-        terminated = time_step.last() and time_step.discount == 0.0
-        truncated = time_step.last() and not terminated
-        return (self._observation(time_step), float(time_step.reward or 0.0),
-                bool(terminated), bool(truncated), {})
+        time_step, reward, terminated, truncated = repeat_step(
+            self._env, self._denormalize_action(action), self._action_repeat)
+        return self._observation(time_step), reward, terminated, truncated, {}
 
     # Mid-episode state (checkpoints, filming) ----------------------------
     #

@@ -11,7 +11,7 @@ from softlearning.utils import storage
 
 from softlearning.experiments.benchmark.suites import (
     RESULTS_FOLDER, SUITE_COPY, TRIAL_NAME_TEMPLATE, SuiteError,
-    benchmark_entry, protocol_config)
+    benchmark_entry, environment_config, protocol_config)
 
 
 def _cell_value(values, config):
@@ -78,7 +78,8 @@ def prepare_suite(suite, mode='local', **given):
         universe, domain, task = environment
         experiment = make_experiment(
             run=mode, algorithm=algorithm, universe=universe,
-            domain=domain, task=task, config=config, **options)
+            domain=domain, task=task, **options,
+            config={**config, **environment_config(suite, environment)})
         spec = experiment.variant_spec
         # (The seed, drawn per trial by default, is the suite's grid.)
         searched = sorted(set(search_space_entries(spec))

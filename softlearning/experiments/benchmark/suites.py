@@ -20,6 +20,9 @@ A suite file (YAML, or JSON for a .json name):
     budget: {training_minutes: 30}    # optional: each run trains this long (wall
                                       # clock of collecting and training; evaluations
                                       # not counted), `steps` at most
+    environment_kwargs:               # optional: the environments' own settings,
+      dm_control: {action_repeat: 2}  # by universe or universe/domain (training
+                                      # and evaluation; the peers apply them too)
 
 Every evaluation runs the same episodes (the same reset seeds) for every
 algorithm, seed and peer library (benchmarks/peers.py follows the same
@@ -50,7 +53,7 @@ DEFAULT_EVALUATION = {'episodes': 10, 'first_seed': 1000, 'interval': 5000}
 DEFAULT_WARMUP_STEPS = 10000
 SUITE_KEYS = ('name', 'algorithms', 'environments', 'seeds', 'steps',
               'warmup_steps', 'evaluation', 'options', 'config', 'label',
-              'budget')
+              'budget', 'environment_kwargs')
 BUDGET_KEYS = ('training_minutes',)
 # What the suite sets itself, by the variant entries it writes.
 PROTOCOL_KEYS = {
@@ -89,6 +92,7 @@ class Suite:
     config: dict
     label: str = ''         # '' for the defaults
     budget: dict = None     # {'training_minutes': m}, or None: steps alone
+    environment_kwargs: dict = None  # {universe[/domain]: {kwarg: value}}
 
     @property
     def training_seconds(self):
@@ -96,6 +100,14 @@ class Suite:
         without a budget."""
         return (60 * self.budget['training_minutes'] if self.budget
                 else None)
+
+    def kwargs_of(self, environment):
+        """The environment kwargs of (universe, domain, task): its
+        universe's, then its domain's."""
+        universe, domain, _ = environment
+        entries = self.environment_kwargs or {}
+        return {**entries.get(universe, {}),
+                **entries.get(f'{universe}/{domain}', {})}
 
     def cells(self):
         """[(algorithm, (universe, domain, task))], algorithms outermost."""
@@ -105,7 +117,8 @@ class Suite:
     def as_dict(self):
         entries = {**dataclasses.asdict(self), 'environments': [
             '/'.join(environment) for environment in self.environments]}
-        for key in ('label', 'budget'):  # as suites written before them
+        for key in ('label', 'budget', 'environment_kwargs'):
+            # (as suites written before them)
             if not entries[key]:
                 del entries[key]
         return entries
@@ -212,6 +225,8 @@ def load_suite(path, name=None):
     if not isinstance(label, str):
         raise SuiteError(f"{path}: 'label' must be a string, got {label!r}.")
     budget = _budget(path, suite.get('budget'))
+    environment_kwargs = _environment_kwargs(path,
+                                             suite.get('environment_kwargs'))
     return Suite(
         name=name or suite.get('name') or os.path.splitext(
             os.path.basename(path))[0],
@@ -223,7 +238,20 @@ def load_suite(path, name=None):
         steps=steps, warmup_steps=warmup, evaluation=evaluation,
         options={key.replace('-', '_'): value
                  for key, value in options.items()},
-        config=dict(config), label=label.strip(), budget=budget)
+        config=dict(config), label=label.strip(), budget=budget,
+        environment_kwargs=environment_kwargs)
+
+
+def _environment_kwargs(path, entries):
+    if entries is None:
+        return None
+    if not isinstance(entries, dict) or not all(
+            isinstance(key, str) and 1 <= len(key.split('/')) <= 2
+            and isinstance(value, dict) for key, value in entries.items()):
+        raise SuiteError(f"{path}: 'environment_kwargs' must map a universe "
+                         "or universe/domain to a mapping of the "
+                         f"environments' keyword arguments, got {entries!r}.")
+    return {key: dict(value) for key, value in entries.items()}
 
 
 def _budget(path, budget):
@@ -274,6 +302,13 @@ def protocol_config(suite):
     }
 
 
+def environment_config(suite, environment):
+    """The variant entries of one environment's kwargs in the suite (the
+    evaluation environment follows the training one's)."""
+    return {f'environment_params.training.kwargs.{key}': value
+            for key, value in suite.kwargs_of(environment).items()}
+
+
 def benchmark_entry(suite, algorithm, environment, library='softlearning'):
     """The ``benchmark`` section of a trial's params.json: what the report
     groups by, and the protocol (peers write the same)."""
@@ -287,6 +322,8 @@ def benchmark_entry(suite, algorithm, environment, library='softlearning'):
         'run': f'{algorithm}-{domain}-{task}',
         'steps': suite.steps, 'warmup_steps': suite.warmup_steps,
         **({'budget': suite.budget} if suite.budget else {}),
+        **({'environment_kwargs': suite.kwargs_of(environment)}
+           if suite.environment_kwargs else {}),
         'evaluation': {**suite.evaluation, 'deterministic': True,
                        'reward': 'raw environment reward'},
     }

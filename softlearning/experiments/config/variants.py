@@ -317,6 +317,24 @@ def _derive(variant_spec, given, preset_max_path_length, notice):
     fit_warm_up(config, epoch_length, given, notice)
 
 
+def evaluation_follows_training(variant_spec, given):
+    """An environment kwarg set for training (an action repeat, an
+    observation setting) is the evaluation environment's too, unless set
+    for evaluation as well: the policy must see the task it learned."""
+    prefix = 'environment_params.training.kwargs.'
+    environment_params = variant_spec['environment_params']
+    evaluation_given = {key.split('.')[3] for key in given
+                        if key.startswith('environment_params.evaluation.'
+                                          'kwargs.')}
+    for key in sorted(given):
+        name = key[len(prefix):].split('.')[0]
+        if (not key.startswith(prefix) or name in evaluation_given
+                or not environment_params.get('evaluation')):
+            continue
+        environment_params['evaluation'].setdefault('kwargs', {})[name] = (
+            copy.deepcopy(environment_params['training']['kwargs'][name]))
+
+
 def finish_pixels(variant_spec, given, debug):
     """After the user's settings: epochs and episodes in policy steps of
     the chosen action repeat (unless given), the evaluation environment
@@ -414,6 +432,7 @@ def get_variant_spec(args, defaults=None):
     value_types.check_settings(settings, before,
                                constructor_defaults(variant_spec))
     given = {key for key, _, _ in settings}
+    evaluation_follows_training(variant_spec, given)
     finish_pixels(variant_spec, given, debug)
     _derive(variant_spec, given, preset_max_path_length,
             notice=_notice_function(args))
