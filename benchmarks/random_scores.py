@@ -6,7 +6,8 @@ These are the ``random`` figures of softlearning/analysis/reference_scores.py
 resets are seeded 1000, 1001, ..., 1009; every action is drawn uniformly
 from the action space's box by one numpy Generator seeded 0 (shared by the
 task's episodes, in order); each episode runs until it terminates or the
-environment's TimeLimit truncates it. The figure is the mean of the 10
+environment's TimeLimit truncates it (dm_control: its 1,000 frames,
+each action repeated twice as in the frontier_hard suite). The figure is the mean of the 10
 undiscounted returns.
 
     python benchmarks/random_scores.py [--episodes 10] [--first-seed 1000]
@@ -25,7 +26,12 @@ TASKS = {
     # gymnasium-robotics (pip install softlearning[robotics]).
     'gym/FetchReach/v4': 'FetchReach-v4',
     'gym/FetchPush/v4': 'FetchPush-v4',
+    'gym/Humanoid/v5': 'Humanoid-v5',
+    # dm_control, each action repeated twice (the frontier_hard suite's).
+    'dm_control/dog/run': 'dm_control/dog-run',
+    'dm_control/humanoid/run': 'dm_control/humanoid-run',
 }
+DM_CONTROL_ACTION_REPEAT = 2
 
 
 def episode_return(environment, rng, seed):
@@ -44,11 +50,21 @@ def episode_return(environment, rng, seed):
 
 def random_score(gym_id, episodes, first_seed, action_seed):
     import gymnasium as gym
+    if gym_id.startswith('dm_control/'):
+        from softlearning.environments.adapters.dm_control_gymnasium import (
+            gymnasium_environment)
+        domain, task = gym_id.split('/')[1].split('-')
+        return returns_of(gymnasium_environment(
+            domain, task, action_repeat=DM_CONTROL_ACTION_REPEAT),
+            episodes, first_seed, action_seed)
     if gym_id.startswith('Fetch'):
         from softlearning.environments.adapters.robotics import (
             register_robotics_environments)
         register_robotics_environments()
-    environment = gym.make(gym_id)
+    return returns_of(gym.make(gym_id), episodes, first_seed, action_seed)
+
+
+def returns_of(environment, episodes, first_seed, action_seed):
     rng = np.random.default_rng(action_seed)
     try:
         returns = [episode_return(environment, rng, first_seed + i)

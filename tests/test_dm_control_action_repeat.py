@@ -194,3 +194,41 @@ print(environment.repeat, environment.observation_space.shape)
 """], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split('\n')[-2] == '2 (5,)'
+
+
+def test_the_random_score_of_a_dm_control_task_repeats_each_action_twice():
+    import random_scores
+    assert random_scores.DM_CONTROL_ACTION_REPEAT == 2
+    score = random_scores.random_score('dm_control/cartpole-swingup', 1,
+                                       1000, 0)
+    ours = cartpole(2)
+    ours.reset(seed=1000)
+    rng, total, done = np.random.default_rng(0), 0.0, False
+    while not done:
+        action = rng.uniform(-np.ones(1), np.ones(1)).astype(np.float32)
+        _, reward, terminated, truncated, _ = ours.step(action)
+        total += reward
+        done = terminated or truncated
+    assert score['returns'] == [pytest.approx(total)]
+
+
+def test_published_curves_read_mrqs_result_files(tmp_path):
+    import published_curves
+    results = tmp_path / 'results'
+    results.mkdir()
+    block = ('--------------------\nEnv: {name}\n'
+             'Timestep\tSeed 0\t\tSeed 1\n'
+             '0\t\t1.0\t\t3.0\n5000\t\t10.0\t\t20.0\n')
+    (results / 'gym_results.txt').write_text(
+        block.format(name='Gym-Ant-v4') + block.format(name='Gym-Humanoid-v4'))
+    (results / 'dmc_results.txt').write_text(
+        block.format(name='Dmc-dog-run') + block.format(
+            name='Dmc-humanoid-run'))
+    rows = published_curves.curve_rows(str(tmp_path))
+    assert rows[:2] == [
+        {'environment': 'gym/Humanoid/v5', 'source_task': 'Gym-Humanoid-v4',
+         'steps': 0, 'mean': 2.0, 'std': 1.0, 'seeds': 2},
+        {'environment': 'gym/Humanoid/v5', 'source_task': 'Gym-Humanoid-v4',
+         'steps': 5000, 'mean': 15.0, 'std': 5.0, 'seeds': 2}]
+    assert [row['environment'] for row in rows[2:]] == [
+        'dm_control/dog/run'] * 2 + ['dm_control/humanoid/run'] * 2

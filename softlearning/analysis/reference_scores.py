@@ -28,7 +28,13 @@ number. FetchReach and FetchPush (gymnasium-robotics 1.4.2, 50-step
 episodes, sparse rewards in [-50, 0]): rl-baselines3-zoo's benchmark table
 (benchmark.md of github.com/DLR-RM/rl-baselines3-zoo), the mean episode
 return of its SAC+HER after 20,000 steps and of its TQC+HER after 1,000,000,
-on the v1 versions (mujoco-py).
+on the v1 versions (mujoco-py). Humanoid and the dm_control dog-run and
+humanoid-run (the frontier_hard suite; dm_control with each action
+repeated twice, so 500 agent steps per 1,000-frame episode): MR.Q's
+(Fujimoto et al. 2025) mean over 10 seeds at its last step count, from its
+authors' result files (github.com/facebookresearch/MRQ, results/; read by
+benchmarks/published_curves.py): Humanoid-v4 at 1M steps; dog-run and
+humanoid-run at 500,000 agent steps (1M frames, action repeat 2).
 
 Add a task here (its key is the benchmark's ``environment``, e.g.
 'gym/Ant/v5') before reporting on it.
@@ -75,6 +81,23 @@ REFERENCE_SCORES = {
         'reference': -8.8,
         'source': 'TQC+HER, 1M steps, rl-baselines3-zoo benchmark '
                   '(FetchPush-v1)',
+    },
+    'gym/Humanoid/v5': {
+        'random': 91.4,
+        'reference': 10223.7,
+        'source': 'MR.Q, 1M steps, its result files (Humanoid-v4)',
+    },
+    'dm_control/dog/run': {
+        'random': 6.7,
+        'reference': 569.3,
+        'source': 'MR.Q, 500k agent steps (action repeat 2), its result '
+                  'files',
+    },
+    'dm_control/humanoid/run': {
+        'random': 1.2,
+        'reference': 200.4,
+        'source': 'MR.Q, 500k agent steps (action repeat 2), its result '
+                  'files',
     },
 }
 
