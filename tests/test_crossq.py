@@ -173,3 +173,19 @@ def test_the_preset_has_batch_renorm_critics_and_adams_beta1():
     assert variant['Q_params']['config']['batch_renorm'] is True
     assert variant['policy_params']['config']['batch_renorm'] is True
     assert variant['algorithm_params']['config']['adam_beta1'] == 0.5
+
+
+def test_batch_renorm_takes_its_options_from_the_command_line():
+    """--config ...batch_renorm=true|false|{options}: e.g. a warm-up that
+    never ends (the Humanoid ablation); anything else is one clear error."""
+    from softlearning.experiments import variant_spec
+    spec = variant_spec(algorithm='CrossQ', config={
+        'Q_params.config.batch_renorm': {'warmup_steps': 1000}})
+    assert spec['Q_params']['config']['batch_renorm'] == {
+        'warmup_steps': 1000}
+    model = feedforward_model(4, (8,), 1, batch_renorm={'warmup_steps': 1000})
+    assert {layer.warmup_steps for layer in model.layers
+            if isinstance(layer, BatchRenormalization)} == {1000}
+    with pytest.raises(Exception, match='takes true, false or an object'):
+        variant_spec(algorithm='CrossQ', config={
+            'Q_params.config.batch_renorm': 'yes'})

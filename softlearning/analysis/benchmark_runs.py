@@ -183,6 +183,8 @@ def collect_runs(trials, steps=None):
                         trial.params.get(BUDGET_KEY),
                         # The final score's evaluation is the last kept.
                         float(successes[kept][-1])))
+    if not trials:
+        raise ResultsError("No benchmark trials to report on.")
     if not runs:
         raise ResultsError(
             f"No run finished: none of the {len(trials)} benchmark trials "

@@ -16,6 +16,11 @@ MISSING = object()
 AUTO_SWITCHES = ('jit_compile',)
 SWITCH = ("true, false or 'auto'",
           lambda value: isinstance(value, bool) or value == 'auto')
+# Switches that also take an object: the options of what they switch on
+# (batch_renorm: models/batch_renorm.py's, e.g. {"warmup_steps": 200000}).
+OPTION_SWITCHES = ('batch_renorm',)
+OPTION_SWITCH = ('true, false or an object of its options',
+                 lambda value: isinstance(value, (bool, dict)))
 
 
 class NotJson(str):
@@ -83,6 +88,8 @@ def check_value(key, value, expected, source='--config'):
         expected = (expected['grid_search'] or [None])[0]  # a preset's grid
     if key.rsplit('.', 1)[-1] in AUTO_SWITCHES:
         kind = SWITCH
+    elif key.rsplit('.', 1)[-1] in OPTION_SWITCHES:
+        kind = OPTION_SWITCH
     else:
         kind = None if expected in (MISSING, None) else _kind(expected)
     for candidate in _candidates(value):
