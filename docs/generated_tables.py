@@ -18,6 +18,7 @@ import sys
 # (docs/, beside this file)
 import error_catalogue
 import examples_page
+import frontier_figures
 from markdown_table import table as _table
 import result_sentences
 import precision_figures
@@ -68,6 +69,7 @@ SUITES = {
     'per_hour': {'runs': ['per_hour/*/*'], 'steps': None},
     'fetch_her': {'runs': ['fetch_her/*/*'], 'steps': None},
     'fetch_her_reach': {'runs': ['fetch_her_reach/*/*'], 'steps': None},
+    'frontier_hard': {'runs': ['frontier_hard/*/*'], 'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
     'droq_20k': {'runs': ['droq_20k/*/*',
@@ -292,8 +294,14 @@ def _runs(suite):
     folders = sorted(path for pattern in spec['runs']
                      for path in glob.glob(os.path.join(RESULTS, pattern))
                      if os.path.isdir(path))
+    if not folders:  # a suite under way
+        return []
     runs, _ = collect_runs(load_trials(folders), spec['steps'])
     return runs
+
+
+# A suite under way, none of whose runs is committed yet.
+NO_RUNS = "*No runs of `{suite}` are committed yet.*"
 
 
 def final_returns(here, suite):
@@ -301,6 +309,8 @@ def final_returns(here, suite):
     seeds (numpy's, ddof 0), and each seed's, from the committed runs."""
     import numpy as np
     runs = _runs(suite)
+    if not runs:
+        return NO_RUNS.format(suite=suite)
     agents = sorted({run.agent for run in runs})
     tasks = sorted({run.task for run in runs})
     all_seeds = {str(run.seed) for run in runs}
@@ -356,6 +366,8 @@ def run_costs(here, suite):
         groups.setdefault((str(run.agent), run.task, cpu), []).append(
             (str(run.seed), progress['time_total_s'].iloc[-1],
              warm['timesteps_per_second'].median()))
+    if not groups:
+        return NO_RUNS.format(suite=suite)
     rows = []
     for (agent, task, cpu), runs in sorted(groups.items()):
         runs.sort()
@@ -403,3 +415,4 @@ GENERATORS.update(result_sentences.GENERATORS)
 GENERATORS.update(vector_figures.GENERATORS)
 GENERATORS.update(precision_figures.GENERATORS)
 GENERATORS.update(success_figures.GENERATORS)
+GENERATORS.update(frontier_figures.GENERATORS)

@@ -1,0 +1,71 @@
+"""The hard-task suite's runs beside MR.Q's published curves
+(benchmarks/results/published_curves/mrq.csv, written by
+benchmarks/published_curves.py from its authors' result files):
+
+- ``against-published SUITE``: per task and agent, the evaluation return
+  (mean over the runs that reached it, and how many) every 50,000 steps
+  up to the furthest any run reached, with MR.Q's mean over its 10 seeds
+  at the same step count.
+"""
+
+import csv
+import os
+
+from markdown_table import table
+
+DOCS = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(os.path.dirname(DOCS), 'benchmarks', 'results')
+PUBLISHED = os.path.join(RESULTS, 'published_curves', 'mrq.csv')
+EVERY = 50000
+
+
+def _short(task):
+    return task.replace('gym/', '').replace('dm_control/', '').replace(
+        '/', '-')
+
+
+def published_curve(task):
+    """{steps: MR.Q's mean return} of one of our benchmark environments."""
+    with open(PUBLISHED) as f:
+        return {int(row['steps']): float(row['mean'])
+                for row in csv.DictReader(f) if row['environment'] == task}
+
+
+def _return_at(run, step):
+    """The run's evaluation return at ``step`` (None if it has none)."""
+    for steps, value in zip(run.steps, run.returns):
+        if int(steps) == step:
+            return float(value)
+    return None
+
+
+def against_published(here, suite):
+    from generated_tables import NO_RUNS, _runs
+    runs = _runs(suite)
+    if not runs:
+        return NO_RUNS.format(suite=suite)
+    rows = []
+    for task in sorted({run.task for run in runs}):
+        mine = [run for run in runs if run.task == task]
+        reference = published_curve(task)
+        furthest = max(int(run.step) for run in mine)
+        for step in range(EVERY, furthest + 1, EVERY):
+            row = [_short(task), f'{step // 1000:,}k']
+            for agent in sorted({run.agent for run in runs}):
+                values = [value for value in (
+                    _return_at(run, step) for run in mine
+                    if run.agent == agent) if value is not None]
+                row.append(f'{sum(values) / len(values):,.0f} '
+                           f'({len(values)})' if values else '')
+            row.append(f'{reference[step]:,.0f}' if step in reference
+                       else '')
+            rows.append(row)
+    agents = [str(agent) for agent in sorted({run.agent for run in runs})]
+    return ('Evaluation return at each step count (mean over the runs that '
+            'reached it; how many in brackets), beside MR.Q\'s published '
+            'mean over 10 seeds.\n\n'
+            + table(['task', 'steps', *agents, 'MR.Q (published)'], rows,
+                    ['---', '---:'] + ['---:'] * (len(agents) + 1)))
+
+
+GENERATORS = {'against-published': against_published}
