@@ -7,8 +7,8 @@ resets are seeded 1000, 1001, ..., 1009; every action is drawn uniformly
 from the action space's box by one numpy Generator seeded 0 (shared by the
 task's episodes, in order); each episode runs until it terminates or the
 environment's TimeLimit truncates it (dm_control: its 1,000 frames,
-each action repeated twice as in the frontier_hard suite). The figure is the mean of the 10
-undiscounted returns.
+each action repeated twice as in the frontier_hard suite). The figure is
+the mean of the 10 undiscounted returns.
 
     python benchmarks/random_scores.py [--episodes 10] [--first-seed 1000]
 """

@@ -183,7 +183,7 @@ def collect_runs(trials, steps=None):
                         trial.params.get(BUDGET_KEY),
                         # The final score's evaluation is the last kept.
                         float(successes[kept][-1])))
-    if not trials:
+    if not runs and not trials:
         raise ResultsError("No benchmark trials to report on.")
     if not runs:
         raise ResultsError(

@@ -7,7 +7,7 @@ TensorFlow): the peers' interpreter loads this file by its path.
 
 - An action is repeated ``action_repeat`` times (the frames' rewards
   summed, stopping at the episode's last frame): with 2, dm_control's
-  1,000-frame episodes are 500 agent steps, as in MR.Q's and SimbaV2's
+  1,000-frame episodes are 500 agent steps, as in MR.Q's published
   state-based DMC results.
 - A zero discount at the last step is a true terminal, any other last step
   a time limit.
@@ -102,7 +102,6 @@ def gymnasium_environment(domain, task, action_repeat=1, seed=None):
                        self.environment.observation_spec().values())
             self.observation_space = spaces.Box(
                 -np.inf, np.inf, shape=(size,), dtype=np.float32)
-            self.spec_id = f'dm_control/{domain}-{task}'
 
         def reset(self, *, seed=None, options=None):
             if seed is not None:
