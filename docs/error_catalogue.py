@@ -712,7 +712,7 @@ ENTRIES = [
           'softlearning benchmark suite.yaml',
           "suite.yaml: unknown entry 'episodes'. Valid choices: name, algorithms, "
           "environments, seeds, steps, warmup_steps, evaluation, options, config, label, "
-          "budget.",
+          "budget, environment_kwargs.",
           "A suite file's top-level entries are fixed (the evaluation's settings go "
           'under `evaluation`).',
           'Move or rename the entry (here `evaluation: {episodes: 10}`).',

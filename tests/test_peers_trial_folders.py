@@ -216,10 +216,11 @@ def test_a_failed_run_keeps_its_error_output(suite, tmp_path, capsys):
 def test_other_algorithms_and_universes_are_skipped(suite, tmp_path,
                                                     capsys):
     runs = peers.plan_runs(suite, 'sbx', str(tmp_path), ['SQL', 'TD3'],
-                           ['dm_control/cheetah/run', 'gym/Hopper/v5'], [0])
+                           ['pybullet/HopperBulletEnv/v0', 'gym/Hopper/v5'],
+                           [0])
     printed = capsys.readouterr().out
     assert 'SQL: not run with the peers' in printed
-    assert 'gymnasium environments only' in printed
+    assert 'gymnasium and dm_control environments only' in printed
     assert [run['name'] for run in runs] == ['sbx-TD3-Hopper-v5-seed0']
 
 

@@ -42,6 +42,8 @@ from softlearning.experiments.config import value_types
 from softlearning.experiments.config.hindsight import set_hindsight
 from softlearning.experiments.config.config_keys import (
     check_config_keys, constructor_defaults, with_constructor_defaults)
+from softlearning.experiments.config.evaluation_environment import (
+    evaluation_follows_training)
 from softlearning.experiments.config.precision import (
     finish_precision, set_precision)
 from softlearning.experiments.config.presets import common
@@ -315,24 +317,6 @@ def _derive(variant_spec, given, preset_max_path_length, notice):
             preset_max_path_length if is_search_space(max_path_length)
             else max_path_length)
     fit_warm_up(config, epoch_length, given, notice)
-
-
-def evaluation_follows_training(variant_spec, given):
-    """An environment kwarg set for training (an action repeat, an
-    observation setting) is the evaluation environment's too, unless set
-    for evaluation as well: the policy must see the task it learned."""
-    prefix = 'environment_params.training.kwargs.'
-    environment_params = variant_spec['environment_params']
-    evaluation_given = {key.split('.')[3] for key in given
-                        if key.startswith('environment_params.evaluation.'
-                                          'kwargs.')}
-    for key in sorted(given):
-        name = key[len(prefix):].split('.')[0]
-        if (not key.startswith(prefix) or name in evaluation_given
-                or not environment_params.get('evaluation')):
-            continue
-        environment_params['evaluation'].setdefault('kwargs', {})[name] = (
-            copy.deepcopy(environment_params['training']['kwargs'][name]))
 
 
 def finish_pixels(variant_spec, given, debug):

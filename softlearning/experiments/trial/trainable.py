@@ -62,8 +62,10 @@ def remove_autograph_files():
                     os.remove(path)
                 except OSError:
                     pass
-                # Removed once: later epochs skip it.
-                module.__file__ = None
+                # Removed once: later epochs skip it. Deleted, not set to
+                # None: inspect.getmodule (pydantic, so importing wandb)
+                # fails on a module whose __file__ is None.
+                del module.__file__
 
 
 def optimizers(algorithm):
