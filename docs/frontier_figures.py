@@ -2,10 +2,10 @@
 (benchmarks/results/published_curves/mrq.csv, written by
 benchmarks/published_curves.py from its authors' result files):
 
-- ``against-published SUITE``: per task and agent, the evaluation return
-  (mean over the runs that reached it, and how many) every 50,000 steps
-  up to the furthest any run reached, with MR.Q's mean over its 10 seeds
-  at the same step count.
+- ``against-published SUITE [every=N]``: per task and agent, the
+  evaluation return (mean over the runs that reached it, and how many)
+  every N steps (50,000 by default) up to the furthest any run reached,
+  with MR.Q's mean over its 10 seeds at the same step count.
 """
 
 import csv
@@ -39,7 +39,7 @@ def _return_at(run, step):
     return None
 
 
-def against_published(here, suite):
+def against_published(here, suite, every=EVERY):
     from generated_tables import NO_RUNS, _runs
     runs = _runs(suite)
     if not runs:
@@ -49,7 +49,7 @@ def against_published(here, suite):
         mine = [run for run in runs if run.task == task]
         reference = published_curve(task)
         furthest = max(int(run.step) for run in mine)
-        for step in range(EVERY, furthest + 1, EVERY):
+        for step in range(int(every), furthest + 1, int(every)):
             row = [_short(task), f'{step // 1000:,}k']
             for agent in sorted({run.agent for run in runs}):
                 values = [value for value in (

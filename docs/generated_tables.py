@@ -70,6 +70,10 @@ SUITES = {
     'fetch_her': {'runs': ['fetch_her/*/*'], 'steps': None},
     'fetch_her_reach': {'runs': ['fetch_her_reach/*/*'], 'steps': None},
     'frontier_hard': {'runs': ['frontier_hard/*/*'], 'steps': None},
+    # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
+    'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',
+                                      'crossq_humanoid_renorm_warmup/*/*'],
+                             'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
     'droq_20k': {'runs': ['droq_20k/*/*',
