@@ -62,11 +62,10 @@ def make_environment(environment_id, spec):
     steps it."""
     import gymnasium as gym
     if environment_id.startswith('dm_control/'):
-        domain, task = environment_id.split('/', 1)[1].split('-', 1)
         module = load_module(spec['dm_control_module'],
                              'softlearning_dm_control')
         return module.gymnasium_environment(
-            domain, task, seed=spec['seed'],
+            *module.parse_id(environment_id), seed=spec['seed'],
             **(spec.get('environment_kwargs') or {}))
     robotics_module = spec.get('robotics_module')
     if environment_id not in gym.registry and robotics_module:

@@ -52,10 +52,9 @@ def random_score(gym_id, episodes, first_seed, action_seed):
     import gymnasium as gym
     if gym_id.startswith('dm_control/'):
         from softlearning.environments.adapters.dm_control_gymnasium import (
-            gymnasium_environment)
-        domain, task = gym_id.split('/')[1].split('-')
+            gymnasium_environment, parse_id)
         return returns_of(gymnasium_environment(
-            domain, task, action_repeat=DM_CONTROL_ACTION_REPEAT),
+            *parse_id(gym_id), action_repeat=DM_CONTROL_ACTION_REPEAT),
             episodes, first_seed, action_seed)
     if gym_id.startswith('Fetch'):
         from softlearning.environments.adapters.robotics import (

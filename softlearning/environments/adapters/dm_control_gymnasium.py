@@ -82,6 +82,13 @@ def flat_observation(observation):
         for key in sorted(observation)])
 
 
+def parse_id(environment_id):
+    """'dm_control/dog-run' (the peers' and random scores' id) ->
+    ('dog', 'run')."""
+    domain, task = environment_id.split('/', 1)[1].split('-', 1)
+    return domain, task
+
+
 def gymnasium_environment(domain, task, action_repeat=1, seed=None):
     """A gymnasium.Env of a dm_control task with the rules above and flat
     observations (for libraries that take Box observations)."""
