@@ -319,12 +319,15 @@ def trial_params(suite, versions, run):
 
 def _parser():
     parser = argparse.ArgumentParser(
-        description="SBX's or SB3's SAC, TD3 and TQC under softlearning's "
-                    "benchmark protocol, written as softlearning trials.")
+        description="SBX's or SB3's SAC, TD3 and TQC, SBX's DroQ and CrossQ, "
+                    "under softlearning's benchmark protocol, written as "
+                    "softlearning trials.")
     parser.add_argument('suite', help='Suite file (YAML, or .json).')
     parser.add_argument('--peer-python', required=True,
                         help='Interpreter with sbx-rl / stable-baselines3 '
-                             "and gymnasium[mujoco].")
+                             "and gymnasium[mujoco] (sb3-contrib for SB3's TQC, "
+                             "gymnasium-robotics for Fetch, dm_control for "
+                             "its tasks).")
     parser.add_argument('--library', choices=LIBRARIES, default='sbx')
     parser.add_argument('--output', default=None,
                         help='Folder of the trial folders (default: '

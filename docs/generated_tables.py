@@ -72,7 +72,8 @@ SUITES = {
     'frontier_hard': {'runs': ['frontier_hard/*/*'], 'steps': None},
     # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
     'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',
-                                      'crossq_humanoid_renorm_warmup/*/*'],
+                                      'crossq_humanoid_renorm_warmup/*/*',
+                                      'crossq_humanoid_per_step/*/*'],
                              'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
