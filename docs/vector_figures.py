@@ -4,6 +4,9 @@ measurements under ``benchmarks/results/vector/``:
 - ``vector-collection``: collection-only environment steps per second on
   one core for each K, and evaluation episodes one after another against
   one vector (``benchmarks/vector_collection.py``);
+- ``vector-processes``: collection with K environments in the sampler's
+  process against all but the first in processes of their own, on a cheap
+  and an expensive simulation (``benchmarks/vector_processes.py``);
 - ``vector-actors``: sampler actors with K environments each against one
   each (``benchmarks/vector_actors.py``);
 - ``vector-end-to-end``: training steps per second of each agent with
@@ -59,6 +62,23 @@ def collection(here=''):
             f"{seconds['serial']:.1f} s one after another, "
             f"{seconds['parallel']:.1f} s as one vector "
             f"({evaluation['speed-up']:.2f}x), with {same}.")
+
+
+def processes(here=''):
+    result = _load('processes.json')
+    if result is None:
+        return _missing('processes.json')
+    rows = []
+    for environment, rates in result['steps_per_second'].items():
+        base = rates['K=1 sync']
+        for setting, value in rates.items():
+            rows.append((environment, setting, f'{value:,.0f}',
+                         f'{value / base:.2f}x'))
+    return (f"Policy {result['policy']}, {result['cores']} cores of "
+            f"{result['cpu']}; {result['collection_steps']:,} steps per "
+            "setting.\n\n"
+            + _table(('environment', 'K, mode', 'steps/s', 'against K = 1'),
+                     rows))
 
 
 def actors(here=''):
@@ -121,6 +141,7 @@ def _registered():
 
 GENERATORS = {
     'vector-collection': collection,
+    'vector-processes': processes,
     'vector-actors': actors,
     'vector-end-to-end': end_to_end,
 }

@@ -355,7 +355,10 @@ def test_small_refusals_and_notices(tmp_path):
         'name': [*base, '--exp-name', 'my exp ü'],
         'short': [*base, '--epoch-length', '1'],
         'envs': [*base, '--envs-per-sampler', '0'],
-        'vector': [*base, '--envs-per-sampler', '4', '--num-samplers', '2'],
+        'vector': [*base, '--envs-per-sampler', '4', '--num-samplers', '2',
+                   '--vector-mode', 'async'],
+        'async_alone': [*base, '--vector-mode', 'async'],
+        'mode': [*base, '--envs-per-sampler', '2', '--vector-mode', 'threads'],
     })
     assert_one_line_error(results['sweep'], f"--sweep {sweep}: n_epochs 0: "
                                             "expected a positive integer")
@@ -371,3 +374,10 @@ def test_small_refusals_and_notices(tmp_path):
     assert results['vector'].returncode == 0, results['vector'].stderr
     assert 'class_name: RemoteSampler  # from: option' in results['vector'].stdout
     assert 'envs_per_sampler: 4  # from: option' in results['vector'].stdout
+    assert 'vector_mode: async  # from: option' in results['vector'].stdout
+    assert_one_line_error(results['async_alone'],
+                          "--vector-mode async steps all but a sampler's first "
+                          "environment in processes of their own: it needs "
+                          "--envs-per-sampler 2 or more (this run has 1).")
+    assert_one_line_error(results['mode'], "argument --vector-mode: invalid "
+                                           "choice: 'threads'")

@@ -396,8 +396,10 @@ def test_recurrent_trial_on_actors_resumes_exactly(ray_cluster, tmp_path):
 def test_hindsight_trial_on_actors_resumes_exactly(ray_cluster, tmp_path):
     """SAC with hindsight relabeling on FetchReach, collected by two actors
     with two environments each (their episodes reach the pool
-    interleaved): the checkpoint's pool rebuilds its episode index, and
-    epoch 3 after a restore equals epoch 3 of the run that never
+    interleaved), each actor's second environment in a process of its own
+    (--vector-mode async; the goal, kept outside the physics, comes back
+    with the episode's state): the checkpoint's pool rebuilds its episode
+    index, and epoch 3 after a restore equals epoch 3 of the run that never
     stopped."""
     pytest.importorskip('gymnasium_robotics')
     from checkpoint_helpers import assert_resume_is_exact, tiny_variant
@@ -405,7 +407,8 @@ def test_hindsight_trial_on_actors_resumes_exactly(ray_cluster, tmp_path):
     variant = tiny_variant(
         algorithm='SAC', domain='FetchReach', task='v4', epochs=3,
         epoch_length=70, num_samplers=2, envs_per_sampler=2,
-        sampler_cpus=0.5)
+        vector_mode='async', sampler_cpus=0.5)
+    assert variant['sampler_params']['config']['vector_mode'] == 'async'
     variant['sampler_params']['config']['actor_options'] = ACTOR_OPTIONS
     assert variant['replay_pool_params']['class_name'] == (
         'HindsightReplayPool')

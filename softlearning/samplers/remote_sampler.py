@@ -38,7 +38,7 @@ from .actor_pool import ActorPool
 from .base_sampler import Sampler
 from .episode_stepper import COLLECTED_FIELDS
 from .sampler_worker import SamplerWorker  # noqa: F401 (older imports)
-from .vector_stepper import check_envs_per_sampler
+from .vector_stepper import check_envs_per_sampler, check_vector_mode
 
 
 def split_steps(n_steps, n_actors):
@@ -55,7 +55,8 @@ class RemoteSampler(Sampler):
                  exploration_policy_params=None, seed=None,
                  store_last_n_paths=10, asynchronous=False,
                  actor_options=None, evaluation_environment_params=None,
-                 encoder_params=None, envs_per_sampler=1):
+                 encoder_params=None, envs_per_sampler=1,
+                 vector_mode='sync'):
         if int(num_samplers) < 1:
             raise ValueError(f"num_samplers must be >= 1, got {num_samplers}")
         if environment_params is None or policy_params is None:
@@ -78,7 +79,8 @@ class RemoteSampler(Sampler):
              'max_path_length': self._max_path_length,
              'evaluation_environment_params': evaluation_environment_params,
              'encoder_params': encoder_params,
-             'envs_per_sampler': check_envs_per_sampler(envs_per_sampler)},
+             'envs_per_sampler': check_envs_per_sampler(envs_per_sampler),
+             'vector_mode': check_vector_mode(vector_mode)},
             seed=self._seed, cpus=sampler_cpus, actor_options=actor_options,
             # A request sent to a dead actor never comes back.
             on_replace=lambda index: self._pending.pop(index, None))

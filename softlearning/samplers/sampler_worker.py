@@ -12,7 +12,7 @@ TensorFlow (see softlearning/environments/rendering.py).
 """
 
 from .episode_stepper import FinishedEpisode, stack_transitions
-from .vector_stepper import (VectorStepper, check_envs_per_sampler,
+from .vector_stepper import (VectorStepper, build_environments,
                              single_stepper_state)
 from .utils import rollout
 
@@ -24,16 +24,14 @@ class SamplerWorker:
     def __init__(self, environment_params, policy_params,
                  exploration_policy_params, max_path_length, seed=None,
                  evaluation_environment_params=None, encoder_params=None,
-                 envs_per_sampler=1):
-        from softlearning import environments
+                 envs_per_sampler=1, vector_mode='sync'):
         from softlearning.environments import rendering
         from softlearning.policies.numpy_policies import get_numpy_policy
         if rendering.renders_observations(environment_params):
             # Before the simulator's import, which reads MUJOCO_GL.
             rendering.configure_offscreen_rendering()
-        self.environments = [
-            environments.get_environment_from_params(environment_params)
-            for _ in range(check_envs_per_sampler(envs_per_sampler))]
+        self.environments = build_environments(
+            environment_params, envs_per_sampler, vector_mode)
         self.environment = self.environments[0]
         self.policies = {
             'policy': get_numpy_policy(policy_params, self.environment,

@@ -8,16 +8,19 @@ import numpy as np
 
 from .base_sampler import Sampler
 from .episode_stepper import PATH_FIELDS, stack_transitions
-from .vector_stepper import (VectorStepper, check_envs_per_sampler,
+from .vector_stepper import (VectorStepper, build_environments,
+                             check_envs_per_sampler, check_vector_mode,
                              single_stepper_state)
 
 
 class SimpleSampler(Sampler):
 
     def __init__(self, max_path_length, store_last_n_paths=10, seed=None,
-                 envs_per_sampler=1, environment_params=None):
+                 envs_per_sampler=1, environment_params=None,
+                 vector_mode='sync'):
         super().__init__(max_path_length, store_last_n_paths, seed)
         self._envs_per_sampler = check_envs_per_sampler(envs_per_sampler)
+        self._vector_mode = check_vector_mode(vector_mode)
         if self._envs_per_sampler > 1 and environment_params is None:
             raise ValueError(
                 "SimpleSampler with envs_per_sampler > 1 builds its other "
@@ -37,13 +40,13 @@ class SimpleSampler(Sampler):
 
     def initialize(self, environment, policy, pool):
         """``environment`` (the trial's training environment) is the first
-        of ``envs_per_sampler``; the others are built like it."""
+        of ``envs_per_sampler``; the others are built like it (in processes
+        of their own with ``vector_mode`` 'async')."""
         super().initialize(environment, policy, pool)
-        from softlearning.environments import get_environment_from_params
         self._stepper = VectorStepper(
-            [environment] + [
-                get_environment_from_params(self._environment_params)
-                for _ in range(self._envs_per_sampler - 1)],
+            build_environments(self._environment_params,
+                               self._envs_per_sampler, self._vector_mode,
+                               first=environment),
             self._max_path_length, seed=self._seed)
 
     @property

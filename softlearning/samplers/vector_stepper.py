@@ -57,6 +57,13 @@ def step_together(steppers, policy):
     actions, states = policy.step_batch(
         stack_observations([stepper.observation for stepper in steppers]),
         [stepper.policy_state for stepper in steppers])
+    # Environments in processes of their own start stepping now; each
+    # ``take`` below then waits for its own (in order), while those in this
+    # process step in turn.
+    for stepper, action in zip(steppers, actions):
+        send_step = getattr(stepper.environment, 'send_step', None)
+        if send_step is not None:
+            send_step(action)
     return [stepper.take(action, state)
             for stepper, action, state in zip(steppers, actions, states)]
 
@@ -141,6 +148,36 @@ class VectorStepper:
 def single_stepper_state(stepper_state):
     """A vector state for a checkpoint saved with one ``EpisodeStepper``."""
     return {'steppers': [stepper_state], 'cursor': 0}
+
+
+# How a sampler's environments run: 'sync', all in the sampler's process,
+# one after the other; 'async', the first there and each other in a process
+# of its own, all stepping at once (where the simulation is the cost).
+VECTOR_MODES = ('sync', 'async')
+
+
+def check_vector_mode(value):
+    if value not in VECTOR_MODES:
+        raise ValueError(f"vector_mode must be one of {VECTOR_MODES}, got "
+                         f"{value!r}.")
+    return value
+
+
+def build_environments(environment_params, count, vector_mode='sync',
+                       first=None):
+    """A sampler's ``count`` environments built from ``environment_params``
+    (``first``, if given, as the first), the others in processes of their
+    own with ``vector_mode`` 'async'."""
+    from softlearning.environments import get_environment_from_params
+    if check_vector_mode(vector_mode) == 'async':
+        from softlearning.environments.subprocess_environment import (
+            SubprocessEnvironment as build_other)
+    else:
+        build_other = get_environment_from_params
+    if first is None:
+        first = get_environment_from_params(environment_params)
+    return [first] + [build_other(environment_params)
+                      for _ in range(check_envs_per_sampler(count) - 1)]
 
 
 def check_envs_per_sampler(value):

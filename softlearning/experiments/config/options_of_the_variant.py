@@ -137,6 +137,14 @@ def sampling_options():
                     'sampler, or every sampler actor with --num-samplers '
                     '(default: the preset\'s; 1 but for FastTD3 and '
                     'FastSAC on MuJoCo, 8).'),
+        Option('vector_mode', choices=('sync', 'async'), default='sync',
+               group=SAMPLING, debug='the sampler',
+               help='How a sampler steps its --envs-per-sampler '
+                    'environments: \'sync\', one after the other in its '
+                    'process; \'async\', all but the first in processes of '
+                    'their own, stepping at once: for simulations that cost '
+                    'more than a process round trip, with a core per '
+                    'environment (default: %(default)s).'),
         Option('sampler_cpus', type=positive_float, group=SAMPLING,
                debug="the sampler actors' CPUs",
                help='CPUs reserved per sampler actor; counted in the '

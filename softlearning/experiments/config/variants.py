@@ -255,11 +255,20 @@ def set_n_step(variant_spec, n_step):
 def set_parallel_sampling(variant_spec, args):
     """``--num-samplers N`` (N >= 1) collects with N Ray actors;
     ``--envs-per-sampler K`` gives each sampler K environments (not given:
-    the preset's number, 1 where it names none)."""
+    the preset's number, 1 where it names none), stepped in processes of
+    their own with ``--vector-mode async``."""
     envs_per_sampler = getattr(args, 'envs_per_sampler', None)
     if envs_per_sampler is not None:
         variant_spec['sampler_params']['config'][
             'envs_per_sampler'] = envs_per_sampler
+    if getattr(args, 'vector_mode', 'sync') != 'sync':
+        sampler = variant_spec['sampler_params']['config']
+        if sampler.get('envs_per_sampler', 1) == 1:
+            raise ValueError(
+                f"--vector-mode {args.vector_mode} steps all but a "
+                "sampler's first environment in processes of their own: it "
+                "needs --envs-per-sampler 2 or more (this run has 1).")
+        sampler['vector_mode'] = args.vector_mode
     num_samplers = args.num_samplers
     if not num_samplers:
         return
