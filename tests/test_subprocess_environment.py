@@ -5,6 +5,7 @@ restores exactly, reaches the environments' own methods (the curriculum's
 parameters), reports a failing environment with its traceback, and leaves
 no process behind."""
 
+import threading
 import time
 
 import numpy as np
@@ -115,10 +116,18 @@ def test_a_sampler_actors_body_steps_its_environments_in_processes():
 
 
 def test_failures_in_the_environments_process_are_reported():
+    failed = SubprocessEnvironment({'universe': 'gym', 'domain': 'Nope',
+                                    'task': 'v0'})
     with pytest.raises(EnvironmentProcessError,
                        match="(?s)process failed.*Nope"):
-        SubprocessEnvironment({'universe': 'gym', 'domain': 'Nope',
-                               'task': 'v0'})
+        failed.started()
+    # Closing it waits for no answer that will never come (in a thread: a
+    # wait that never ends fails the test rather than hanging it).
+    closing = threading.Thread(target=failed.close, daemon=True)
+    closing.start()
+    closing.join(timeout=60)
+    assert not closing.is_alive()
+    assert _ended(failed._process)
     environment = SubprocessEnvironment(HOPPER)
     try:
         assert not hasattr(environment, 'no_such_attribute')

@@ -54,7 +54,21 @@ class SubprocessEnvironment:
         self._connection = Connection(parent.detach())
         self._step_sent = False
         self._closed = False
-        self._static = self._request('__start__', environment_params)
+        # Built in the child while this process goes on (K of them start
+        # at once): ``started`` waits for it.
+        self._static = None
+        self._send('__start__', environment_params)
+
+    def started(self):
+        """Waits until the environment is built; raises its error if it
+        could not be."""
+        if self._static is None:
+            try:
+                self._static = self._receive()
+            except EnvironmentProcessError:
+                self._static = {}  # (answered: nothing more to wait for)
+                raise
+        return self
 
     # The protocol ----------------------------------------------------------
 
@@ -75,6 +89,7 @@ class SubprocessEnvironment:
         return value
 
     def _request(self, *message):
+        self.started()
         if self._step_sent:
             raise RuntimeError("A step was sent and not yet received.")
         self._send(*message)
@@ -90,6 +105,7 @@ class SubprocessEnvironment:
 
     def send_step(self, action):
         """Starts a step; ``step`` with the same action returns it."""
+        self.started()
         self._send('step', (action,), {})
         self._step_sent = True
 
@@ -102,7 +118,7 @@ class SubprocessEnvironment:
     def __getattr__(self, name):
         if name.startswith('_'):
             raise AttributeError(name)
-        if name in self._static:
+        if name in self.started()._static:
             return self._static[name]
         kind, value = self._request('getattr', name)
         if kind == 'missing':
@@ -121,6 +137,7 @@ class SubprocessEnvironment:
             return
         self._closed = True
         try:
+            self.started()
             if self._step_sent:
                 self._receive()
                 self._step_sent = False
@@ -178,12 +195,16 @@ def serve(fd):
                 reply = getattr(environment, name)(*args, **kwargs)
             elif command == 'close':
                 environment.close()
-                connection.send(('ok', None))
-                break
+                reply = None
             else:
                 raise ValueError(f"Unknown request {command!r}.")
+            answer = ('ok', reply)
         except Exception:
-            connection.send(('error', traceback.format_exc()))
-            continue
-        connection.send(('ok', reply))
+            answer = ('error', traceback.format_exc())
+        try:
+            connection.send(answer)
+        except OSError:  # the parent is gone
+            break
+        if command == 'close':
+            break
     connection.close()

@@ -169,15 +169,20 @@ def build_environments(environment_params, count, vector_mode='sync',
     (``first``, if given, as the first), the others in processes of their
     own with ``vector_mode`` 'async'."""
     from softlearning.environments import get_environment_from_params
+    others = check_envs_per_sampler(count) - 1
     if check_vector_mode(vector_mode) == 'async':
         from softlearning.environments.subprocess_environment import (
-            SubprocessEnvironment as build_other)
+            SubprocessEnvironment)
+        # All processes start before any is waited for.
+        processes = [SubprocessEnvironment(environment_params)
+                     for _ in range(others)]
+        others = [process.started() for process in processes]
     else:
-        build_other = get_environment_from_params
+        others = [get_environment_from_params(environment_params)
+                  for _ in range(others)]
     if first is None:
         first = get_environment_from_params(environment_params)
-    return [first] + [build_other(environment_params)
-                      for _ in range(check_envs_per_sampler(count) - 1)]
+    return [first] + others
 
 
 def check_envs_per_sampler(value):
