@@ -62,6 +62,27 @@ def test_batch_renorm_normalizes_with_the_batch_and_moves_its_statistics():
     assert float(layer.steps) == 1
 
 
+def test_batch_renorm_without_a_warm_up_end_stays_batch_normalization():
+    """warmup_steps None: the minibatch's statistics at every training
+    call, also past any count (the layer's count says 10^6 here)."""
+    x = np.random.default_rng(3).normal(2.0, 3.0, (64, 5)).astype(np.float32)
+    layer = _layer(x, momentum=0.9, warmup_steps=None)
+    layer.steps.assign(1e6)
+    gamma, beta = layer.gamma.numpy(), layer.beta.numpy()
+    mean0 = layer.moving_mean.numpy()
+    np.testing.assert_allclose(
+        layer(x, training=True),
+        _normalized(x, x.mean(0), x.var(0), gamma, beta), rtol=1e-4,
+        atol=1e-5)
+    np.testing.assert_allclose(layer.moving_mean, 0.9 * mean0 + 0.1 * x.mean(0),
+                               rtol=1e-5)
+    assert layer.get_config()['warmup_steps'] is None
+    # The same layer with a warm-up that ended renormalizes: not the same.
+    ended = _layer(x, momentum=0.9, warmup_steps=0)
+    assert not np.allclose(ended(x, training=True), layer(x, training=True),
+                           rtol=1e-3)
+
+
 def test_batch_renorm_after_its_warm_up_corrects_towards_running_statistics():
     x = np.random.default_rng(2).normal(2.0, 3.0, (64, 5)).astype(np.float32)
     layer = _layer(x, warmup_steps=0, r_max=1.5, d_max=0.5)
@@ -186,6 +207,21 @@ def test_batch_renorm_takes_its_options_from_the_command_line():
     model = feedforward_model(4, (8,), 1, batch_renorm={'warmup_steps': 1000})
     assert {layer.warmup_steps for layer in model.layers
             if isinstance(layer, BatchRenormalization)} == {1000}
+    # Humanoid's preset: batch normalization throughout in the critics.
+    from checkpoint_helpers import variant_for
+    humanoid = variant_for('--algorithm', 'CrossQ', '--domain', 'Humanoid',
+                           '--task', 'v5')
+    assert humanoid['Q_params']['config']['batch_renorm'] == {
+        'warmup_steps': None}
+    assert humanoid['policy_params']['config']['batch_renorm'] is True
+    never = variant_for('--algorithm', 'CrossQ', '--domain', 'Hopper',
+                        '--task', 'v5', '--config',
+                        'Q_params.config.batch_renorm={"warmup_steps": null}')
+    assert never['Q_params']['config']['batch_renorm'] == {
+        'warmup_steps': None}
+    model = feedforward_model(4, (8,), 1, batch_renorm={'warmup_steps': None})
+    assert {layer.warmup_steps for layer in model.layers
+            if isinstance(layer, BatchRenormalization)} == {None}
     with pytest.raises(Exception, match='takes true, false or an object'):
         variant_spec(algorithm='CrossQ', config={
             'Q_params.config.batch_renorm': 'yes'})

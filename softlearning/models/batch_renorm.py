@@ -5,7 +5,8 @@ moves its running statistics towards them (momentum 0.99); after
 ``warmup_steps`` training calls it renormalizes instead: the minibatch's
 normalization corrected by r = clip(sigma_B / sigma, 1/r_max, r_max) and
 d = clip((mu_B - mu) / sigma, -d_max, d_max) (no gradient through r, d),
-i.e. what the running statistics would give, within bounds. In inference
+i.e. what the running statistics would give, within bounds
+(``warmup_steps`` None: never, batch normalization throughout). In inference
 mode (the default, as in acting) it uses the running statistics:
 
     y = gamma * (x - mu) / sqrt(var + epsilon) + beta
@@ -26,7 +27,8 @@ class BatchRenormalization(keras.layers.Layer):
                  d_max=5.0, epsilon=BATCH_RENORM_EPSILON, **kwargs):
         super().__init__(**kwargs)
         self.momentum = float(momentum)
-        self.warmup_steps = int(warmup_steps)
+        self.warmup_steps = (None if warmup_steps is None
+                             else int(warmup_steps))
         self.r_max = float(r_max)
         self.d_max = float(d_max)
         self.epsilon = float(epsilon)
@@ -55,6 +57,10 @@ class BatchRenormalization(keras.layers.Layer):
             return self._normalize(inputs, self.moving_mean,
                                    self.moving_variance)
         mean, variance = tf.nn.moments(inputs, axes=[0])
+        if self.warmup_steps is None:
+            outputs = self._normalize(inputs, mean, variance)
+            self._move_statistics(mean, variance)
+            return outputs
         std = tf.sqrt(variance + self.epsilon)
         moving_std = tf.sqrt(self.moving_variance + self.epsilon)
         r = tf.stop_gradient(tf.clip_by_value(std / moving_std,
@@ -70,12 +76,15 @@ class BatchRenormalization(keras.layers.Layer):
             inputs,
             warmed_up * renorm_mean + (1.0 - warmed_up) * mean,
             warmed_up * renorm_variance + (1.0 - warmed_up) * variance)
+        self._move_statistics(mean, variance)
+        return outputs
+
+    def _move_statistics(self, mean, variance):
         self.moving_mean.assign(self.momentum * self.moving_mean
                                 + (1.0 - self.momentum) * mean)
         self.moving_variance.assign(self.momentum * self.moving_variance
                                     + (1.0 - self.momentum) * variance)
         self.steps.assign_add(1.0)
-        return outputs
 
     def get_config(self):
         return {**super().get_config(), 'momentum': self.momentum,
