@@ -112,7 +112,8 @@ def _parse_error(capsys, *argv):
     ('replay_pool_params.config.max_sise=10',
      "SimpleReplayPool accepts max_size."),
     ('sampler_params.config.max_path=10',
-     "SimpleSampler accepts envs_per_sampler, max_path_length, store_last_n_paths."),
+     "SimpleSampler accepts envs_per_sampler, max_path_length, "
+     "store_last_n_paths, vector_mode."),
     ('exploration_policy_params.config.scale=2', "UniformPolicy accepts "),
     ('algorithm_params.config.pool=1', "the runner sets 'pool'"),
     ('algorithm_params.class_name=SACC', "Unknown algorithm 'SACC'"),
