@@ -40,6 +40,22 @@ def _layer(x, **options):
     return layer
 
 
+def _assert_batch_normalizes(layer, x):
+    """A training call on ``x``: the minibatch's normalization (biased
+    variance), and the running statistics moved by momentum 0.9."""
+    gamma, beta = layer.gamma.numpy(), layer.beta.numpy()
+    mean0, variance0 = (layer.moving_mean.numpy(),
+                        layer.moving_variance.numpy())
+    np.testing.assert_allclose(
+        layer(x, training=True),
+        _normalized(x, x.mean(0), x.var(0), gamma, beta), rtol=1e-4,
+        atol=1e-5)
+    np.testing.assert_allclose(layer.moving_mean, 0.9 * mean0 + 0.1 * x.mean(0),
+                               rtol=1e-5)
+    np.testing.assert_allclose(layer.moving_variance,
+                               0.9 * variance0 + 0.1 * x.var(0), rtol=1e-5)
+
+
 def test_batch_renorm_normalizes_with_the_batch_and_moves_its_statistics():
     x = np.random.default_rng(1).normal(2.0, 3.0, (64, 5)).astype(np.float32)
     layer = _layer(x, momentum=0.9, warmup_steps=10)
@@ -51,14 +67,7 @@ def test_batch_renorm_normalizes_with_the_batch_and_moves_its_statistics():
         layer(x), _normalized(x, mean0, variance0, gamma, beta), rtol=1e-5)
     assert float(layer.steps) == 0
     # Training, in the warm-up: plain batch normalization (biased variance).
-    np.testing.assert_allclose(
-        layer(x, training=True),
-        _normalized(x, x.mean(0), x.var(0), gamma, beta), rtol=1e-4,
-        atol=1e-5)
-    np.testing.assert_allclose(layer.moving_mean, 0.9 * mean0 + 0.1 * x.mean(0),
-                               rtol=1e-5)
-    np.testing.assert_allclose(layer.moving_variance,
-                               0.9 * variance0 + 0.1 * x.var(0), rtol=1e-5)
+    _assert_batch_normalizes(layer, x)
     assert float(layer.steps) == 1
 
 
@@ -68,14 +77,7 @@ def test_batch_renorm_without_a_warm_up_end_stays_batch_normalization():
     x = np.random.default_rng(3).normal(2.0, 3.0, (64, 5)).astype(np.float32)
     layer = _layer(x, momentum=0.9, warmup_steps=None)
     layer.steps.assign(1e6)
-    gamma, beta = layer.gamma.numpy(), layer.beta.numpy()
-    mean0 = layer.moving_mean.numpy()
-    np.testing.assert_allclose(
-        layer(x, training=True),
-        _normalized(x, x.mean(0), x.var(0), gamma, beta), rtol=1e-4,
-        atol=1e-5)
-    np.testing.assert_allclose(layer.moving_mean, 0.9 * mean0 + 0.1 * x.mean(0),
-                               rtol=1e-5)
+    _assert_batch_normalizes(layer, x)
     assert layer.get_config()['warmup_steps'] is None
     # The same layer with a warm-up that ended renormalizes: not the same.
     ended = _layer(x, momentum=0.9, warmup_steps=0)
