@@ -22,17 +22,8 @@ UNIFORM = {'class_name': 'UniformPolicy', 'config': {}}
 
 
 def _made(vector_mode):
-    policy, pool, sampler = make(envs_per_sampler=3, params=HOPPER,
-                                 max_path_length=40)
-    if vector_mode == 'async':
-        # Rebuilt, as the variant's sampler_params would build it.
-        from softlearning.samplers import SimpleSampler
-        environment = sampler.environments[0]
-        sampler = SimpleSampler(max_path_length=40, seed=3,
-                                envs_per_sampler=3, environment_params=HOPPER,
-                                vector_mode='async')
-        sampler.initialize(environment, policy, pool)
-    return policy, pool, sampler
+    return make(envs_per_sampler=3, params=HOPPER, max_path_length=40,
+                vector_mode=vector_mode)
 
 
 def _ended(process, timeout=30):

@@ -32,14 +32,16 @@ def gaussian_policy(environment, seed=0):
                         environment, seed=seed)
 
 
-def make(envs_per_sampler, max_path_length=30, seed=3, params=PENDULUM):
+def make(envs_per_sampler, max_path_length=30, seed=3, params=PENDULUM,
+         vector_mode='sync'):
     environment = get_environment(**params)
     policy = gaussian_policy(environment)
     pool = SimpleReplayPool(environment.observation_shapes,
                             environment.action_shape, max_size=10000, seed=0)
     sampler = SimpleSampler(max_path_length=max_path_length, seed=seed,
                             envs_per_sampler=envs_per_sampler,
-                            environment_params=params)
+                            environment_params=params,
+                            vector_mode=vector_mode)
     sampler.initialize(environment, policy, pool)
     return policy, pool, sampler
 

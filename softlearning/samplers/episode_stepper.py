@@ -69,6 +69,10 @@ class EpisodeStepper:
 
     def __init__(self, environment, max_path_length, seed=None):
         self.environment = environment
+        # An environment in a process of its own starts a step before
+        # ``take`` waits for it (vector_stepper.step_together); looked up
+        # once, not at every step.
+        self.send_step = getattr(environment, 'send_step', None)
         self.max_path_length = int(max_path_length)
         self._seed = seed
         # Curriculum values (numbers, or ranges drawn every episode).

@@ -61,9 +61,8 @@ def step_together(steppers, policy):
     # ``take`` below then waits for its own (in order), while those in this
     # process step in turn.
     for stepper, action in zip(steppers, actions):
-        send_step = getattr(stepper.environment, 'send_step', None)
-        if send_step is not None:
-            send_step(action)
+        if stepper.send_step is not None:
+            stepper.send_step(action)
     return [stepper.take(action, state)
             for stepper, action, state in zip(steppers, actions, states)]
 
