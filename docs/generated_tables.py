@@ -145,6 +145,9 @@ def _format(value):
         return '[' + ', '.join(_format(v) for v in value) + ']'
     if isinstance(value, float):
         return f'{value:g}'
+    if isinstance(value, dict):  # as --config KEY=VALUE takes it: JSON
+        return '{' + ', '.join(f'{json.dumps(str(k))}: {_format(v)}'
+                               for k, v in value.items()) + '}'
     return json.dumps(value) if isinstance(value, (str, type(None), bool)) else str(value)
 
 
