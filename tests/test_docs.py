@@ -123,3 +123,11 @@ def test_final_returns_names_the_seeds_of_a_cell_short_of_some(monkeypatch):
     sac, simbav2 = re.search(r'\| Hopper-v5 \| (.*?) \| (.*?) \|', table).groups()
     assert sac == '1,000 ± 100 (900, 1,100)'
     assert simbav2 == '2,000 ± 0 (seed 0: 2,000)'
+
+
+def test_override_tables_write_settings_as_config_takes_them():
+    # JSON, as --config KEY=VALUE parses it: null, not Python's None.
+    table = generated_tables.domain_overrides(DOCS, 'CrossQ')
+    assert ('| `gym/Humanoid` | `Q_params.config.batch_renorm` | '
+            '`{"warmup_steps": null}` |') in table
+    assert 'None' not in table
