@@ -83,6 +83,17 @@ def test_projection_keeps_every_mass_at_the_supports_ends():
         np.testing.assert_allclose(projected, expected, atol=1e-6)
 
 
+def smaller_target_probabilities(algorithm, batch, next_actions):
+    """Per sample, the distribution of the target critic whose expected
+    value at (s', a') is the smaller, computed directly: (B, N)."""
+    logits = np.stack([Q(batch['next_observations'], next_actions).numpy()
+                       for Q in algorithm.Q_targets])
+    probabilities = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    smaller = np.argmin((probabilities * algorithm.Qs[0].support).sum(-1),
+                        axis=0)
+    return probabilities[smaller, np.arange(logits.shape[1])]
+
+
 def test_sac_target_is_the_smaller_target_critics_projected():
     """SAC's categorical target on a minibatch: per sample the target
     critic of smaller expected value, its distribution projected from
@@ -98,11 +109,7 @@ def test_sac_target_is_the_smaller_target_critics_projected():
     targets = algorithm._target_values(batch, next_actions, entropy).numpy()
 
     support = algorithm.Qs[0].support
-    logits = np.stack([Q(batch['next_observations'], next_actions).numpy()
-                       for Q in algorithm.Q_targets])
-    probabilities = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
-    smaller = np.argmin((probabilities * support).sum(-1), axis=0)
-    chosen = probabilities[smaller, np.arange(16)]
+    chosen = smaller_target_probabilities(algorithm, batch, next_actions)
     discounts = 0.9 * (1.0 - batch['terminals'].numpy()[:, 0])
     expected = numpy_projection(
         chosen, 0.5 * batch['rewards'].numpy()[:, 0], discounts,
@@ -121,6 +128,49 @@ def test_sac_target_is_the_smaller_target_critics_projected():
                          batch['actions']).numpy()[:, 0],
         (tf.nn.softmax(Q_logits).numpy() * support).sum(-1), rtol=1e-5,
         atol=1e-6)
+
+
+def test_the_clipped_share_is_the_targets_mass_beyond_the_support():
+    """'Q_target-clipped': the mean over the minibatch of the target
+    distribution's mass whose backed-up atom left [v_min, v_max] (rewards
+    of +-3 on the support [-2, 3] push some out at both ends)."""
+    algorithm, _, pool = filled_algorithm('SAC', Q_config=CATEGORICAL,
+                                          discount=0.9)
+    batch = as_tensors(pool.random_batch(16))
+    batch['rewards'] = tf.constant(np.linspace(-3, 3, 16)[:, None],
+                                   tf.float32)
+    next_actions = tf.constant(
+        np.random.default_rng(4).uniform(-1, 1, (16, 1)), tf.float32)
+    algorithm._target_values(batch, next_actions)
+    clipped = float(algorithm._critic_head.diagnostics()['Q_target-clipped'])
+
+    support = algorithm.Qs[0].support
+    chosen = smaller_target_probabilities(algorithm, batch, next_actions)
+    atoms = (batch['rewards'].numpy()
+             + 0.9 * (1.0 - batch['terminals'].numpy()) * support[None])
+    outside = (atoms > support[-1]) | (atoms < support[0])
+    expected = (chosen * outside).sum(-1).mean()
+    assert 0.05 < expected < 0.95
+    assert clipped == pytest.approx(expected, rel=1e-5)
+    # Read once per trace: nothing is left for the next update's.
+    assert algorithm._critic_head.diagnostics() == {}
+    # The epoch's columns: the update's, then the head's.
+    assert algorithm.training_diagnostic_keys[-1] == 'Q_target-clipped'
+    assert 'Q_target-clipped' not in filled_algorithm('SAC')[
+        0].training_diagnostic_keys
+
+
+def test_the_epoch_line_flags_targets_beyond_the_support():
+    from softlearning.experiments.trial.console import format_progress
+    epoch = {'epoch': 9, 'total_timestep': 45000, 'timesteps_per_second': 150,
+             'evaluation': {}, 'training': {}, 'num_train_steps': 20000}
+    flag = ("| 62% of the Q targets' mass beyond the critics' support: "
+            "widen Q_params.config.categorical")
+    assert flag in format_progress(dict(epoch, **{'Q_target-clipped': 0.62}),
+                                   60)
+    for quiet in ({'Q_target-clipped': 0.02}, {'Q_target-clipped': np.nan},
+                  {}):
+        assert 'support' not in format_progress(dict(epoch, **quiet), 60)
 
 
 def test_td3_fused_updates_equal_single_updates():

@@ -14,6 +14,13 @@ chosen from the critics themselves (``critic_head``):
 A head's ``targets`` takes the Bellman backup as a function (``bellman``,
 the skeleton's ``_bellman_targets`` of one minibatch), so n-step returns
 and reward scaling stay the skeleton's and are the same for every head.
+A head may report diagnostics of the targets it formed in an update
+(``diagnostics``, read in the same trace after the update): a categorical
+head the share of the target distribution's mass backed up beyond its
+support ('Q_target-clipped'), which the projection clips to the support's
+ends. Returns that outgrow the support stall learning with no error (the
+critics cannot rank what lies beyond v_max), so the console flags it.
+
 A new kind of critic output is a new head here; an algorithm whose targets
 and losses are wholly its own (TQC's quantiles) overrides ``_Q_loss`` and
 its targets instead.
@@ -30,6 +37,10 @@ class ScalarHead:
     """Critics whose outputs are Q(s, a)."""
 
     support = None
+
+    def diagnostics(self):
+        """Nothing to report of scalar targets."""
+        return {}
 
     def estimate(self, outputs):
         """Q(s, a) from one critic's outputs: the outputs themselves."""
@@ -51,6 +62,14 @@ class CategoricalHead:
 
     def __init__(self, support):
         self.support = support
+        self._diagnostics = {}
+
+    def diagnostics(self):
+        """{'Q_target-clipped': the mean share of the target distribution's
+        mass whose backed-up atom fell outside the support} of the targets
+        formed last in this trace; {} where none were."""
+        diagnostics, self._diagnostics = self._diagnostics, {}
+        return diagnostics
 
     def estimate(self, outputs):
         """Q(s, a): the expected value of the outputs' distribution."""
@@ -63,6 +82,10 @@ class CategoricalHead:
         probabilities = smallest_critic_probabilities(
             tf.stack(target_outputs), self.support)
         atoms = bellman(self.support[None] - next_entropy)
+        outside = tf.cast((atoms > self.support[-1])
+                          | (atoms < self.support[0]), probabilities.dtype)
+        self._diagnostics = {'Q_target-clipped': tf.reduce_mean(
+            tf.reduce_sum(probabilities * outside, axis=-1))}
         return tf.stop_gradient(project_onto_support(
             probabilities, atoms, self.support))
 

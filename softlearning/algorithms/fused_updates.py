@@ -240,9 +240,16 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         spec = tf.nest.map_structure(
             lambda batches: tf.TensorSpec(batches.shape[1:], batches.dtype),
             batch_signature(self._pool))
-        update = tf.function(self._update, input_signature=[spec],
-                             autograph=False)
+        update = tf.function(self._update_with_head_diagnostics,
+                             input_signature=[spec], autograph=False)
         return tuple(update.get_concrete_function().structured_outputs)
+
+    def _update_with_head_diagnostics(self, batch):
+        """``_update``'s diagnostics and the critic head's of the targets
+        it formed (critic_heads.py: a categorical head's clipped share)."""
+        self._critic_head.diagnostics()  # (nothing left of another trace)
+        diagnostics = self._update(batch)
+        return {**diagnostics, **self._critic_head.diagnostics()}
 
     # Shared pieces of updates ----------------------------------------------
 
@@ -345,7 +352,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     def _counted_update(self, batch):
         # Before the update, so all networks normalize alike.
         self.observation_statistics.update(batch['observations'])
-        diagnostics = self._update(self._augment(batch))
+        diagnostics = self._update_with_head_diagnostics(self._augment(batch))
         self._train_step_counter.assign_add(1)
         every_step(self._train_step_counter, self._target_update_interval,
                    lambda: update_targets(self._target_variable_pairs,

@@ -14,6 +14,11 @@ import sys
 
 from ray import tune
 
+# A categorical critic's targets beyond its support are clipped to its ends
+# (algorithms/critic_heads.py): past this share of their mass the critics
+# cannot rank what lies beyond, and learning stalls with no error.
+CLIPPED_TARGETS_FLAGGED = 0.1
+
 
 def format_progress(diagnostics, n_epochs, total_steps=None,
                     training_seconds=None):
@@ -36,6 +41,10 @@ def format_progress(diagnostics, n_epochs, total_steps=None,
         line += f" | eval success {evaluation['success-rate']:4.2f}"
     line += (f" | train return {number(training, 'return-mean')}"
              f" | {diagnostics['timesteps_per_second']:7.1f} steps/s")
+    clipped = diagnostics.get('Q_target-clipped', 0.0)
+    if clipped >= CLIPPED_TARGETS_FLAGGED:
+        line += (f" | {clipped:.0%} of the Q targets' mass beyond the "
+                 "critics' support: widen Q_params.config.categorical")
     if diagnostics.get('num_train_steps') == 0:
         # Warm-up steps take no updates, so their pace says nothing of
         # the time training will take.
