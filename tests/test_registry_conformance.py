@@ -108,7 +108,9 @@ def test_an_update_returns_the_named_scalars_an_epoch_reports(trained):
     result = runner.train()
     for key in keys:
         assert math.isfinite(result[key]), (name, key)
-    diagnostics = runner.algorithm._update(
+    # (The update's own and its critic head's: categorical critics add
+    # their clipped share.)
+    diagnostics = runner.algorithm._update_with_head_diagnostics(
         as_tensors(runner.pool.random_batch(32)))
     assert tuple(diagnostics) == keys
     for key, value in diagnostics.items():
