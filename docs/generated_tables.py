@@ -66,6 +66,8 @@ SUITES = {
     # Per-hour: each run scored at the end of its training budget.
     'per_hour_selection': {'runs': ['per_hour_selection/*/*'], 'steps': None},
     'per_hour_fast': {'runs': ['per_hour_fast/*/*'], 'steps': None},
+    'per_hour_fast_scored': {'runs': ['per_hour_fast_scored/*/*'],
+                             'steps': None},
     # FastTD3's per-hour HalfCheetah run on the authors' support, +-250.
     'fasttd3_support_250': {'runs': ['fasttd3_support_250/*/*'],
                             'steps': None},
