@@ -10,6 +10,8 @@ the README's and the pages' claims say what the measurements say:
 - ``headline``: the README's results paragraph: our CrossQ against SBX's
   at 100,000 steps and per 30 minutes of training, with the comparison
   word chosen from the intervals ("level with" where they overlap);
+- ``iqm-against SUITE AGENT OTHER...``: one agent's IQM against others'
+  in a suite (the word from the intervals), with the steps its runs took;
 - ``last-evaluations SUITE [n=5] [agent=NAME]``: how much each committed
   run swings at its end (the mean, lowest and highest of its last n
   evaluations), where a final score is one evaluation;
@@ -187,11 +189,13 @@ def headline(here=''):
         f"{speed_summary()} ([performance](docs/benchmarks/performance.md)).")
 
 
-def _steps_by_library(suite):
-    """{library: the step of each committed run's final score}."""
+def _steps_by_library(suite, algorithm='CrossQ'):
+    """{library: the step of each committed run's final score}, of the
+    suite's runs of ``algorithm`` (a suite may hold other agents too)."""
     steps = {}
     for run in _generated_tables()._runs(suite):
-        steps.setdefault(run.identity.library, []).append(run.step)
+        if run.identity.algorithm == algorithm:
+            steps.setdefault(run.identity.library, []).append(run.step)
     return steps
 
 
@@ -293,8 +297,23 @@ def crossq_comparison(here, suite):
             "(SBX's) in their budgets.")
 
 
+def iqm_against(here, suite, agent, *others):
+    """One sentence: ``agent``'s IQM in ``suite`` against each of
+    ``others``' (report names, e.g. 'sbx CrossQ'), the word chosen from the
+    intervals, and the steps its runs reached in their budgets."""
+    ours = _iqm(suite, agent)
+    words = [f"{compared(ours, _iqm(suite, other))} {other}'s "
+             f"({_interval(_iqm(suite, other))})" for other in others]
+    library, algorithm = agent.split(' ', 1)
+    steps = _steps_by_library(suite, algorithm)[library]
+    return (f"{agent}'s IQM, {_interval(ours)}, is " + ', and '.join(words)
+            + f"; its runs took {min(steps):,}-{max(steps):,} steps in their "
+            "budgets.")
+
+
 GENERATORS = {
     'crossq-comparison': crossq_comparison,
+    'iqm-against': iqm_against,
     'speed': speed,
     'speed-summary': speed_summary,
     'headline': headline,
