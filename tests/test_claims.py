@@ -67,3 +67,21 @@ def test_overlapping_intervals_are_level(ours, theirs, word):
     as_figure = lambda v: dict(zip(('value', 'low', 'high'), v))  # noqa
     assert result_sentences.compared(as_figure(ours),
                                      as_figure(theirs)) == word
+
+
+def test_one_agents_iqm_against_anothers_is_read_from_the_report():
+    """The sentence's word, intervals and steps are the committed report's
+    and runs' (a suite holding two of our agents: only FastSAC's steps)."""
+    suite = 'per_hour_fast_scored'
+    sentence = result_sentences.iqm_against(
+        '', suite, 'softlearning FastSAC', 'softlearning CrossQ')
+    ours = result_sentences._iqm(suite, 'softlearning FastSAC')
+    theirs = result_sentences._iqm(suite, 'softlearning CrossQ')
+    assert sentence.startswith(
+        f"softlearning FastSAC's IQM, {result_sentences._interval(ours)}, is "
+        f"{result_sentences.compared(ours, theirs)} softlearning CrossQ's "
+        f"({result_sentences._interval(theirs)})")
+    steps = result_sentences._steps_by_library(suite, 'FastSAC')['softlearning']
+    crossq = result_sentences._steps_by_library(suite, 'CrossQ')['softlearning']
+    assert f'{min(steps):,}-{max(steps):,} steps' in sentence
+    assert max(steps) < min(crossq)  # FastSAC's runs only
