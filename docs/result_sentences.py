@@ -189,22 +189,19 @@ def headline(here=''):
         f"{speed_summary()} ([performance](docs/benchmarks/performance.md)).")
 
 
-def _steps_by_library(suite, algorithm='CrossQ'):
-    """{library: the step of each committed run's final score}, of the
-    suite's runs of ``algorithm`` (a suite may hold other agents too)."""
-    steps = {}
-    for run in _generated_tables()._runs(suite):
-        if run.identity.algorithm == algorithm:
-            steps.setdefault(run.identity.library, []).append(run.step)
-    return steps
+def _steps(suite, agent):
+    """The step of each committed run's final score, of ``agent``'s runs
+    (its report name, e.g. 'sbx CrossQ') in ``suite``."""
+    return [run.step for run in _generated_tables()._runs(suite)
+            if run.agent == agent]
 
 
 def _steps_ratio(suite):
     """How many times more steps our runs took in their budget than the
     peer's, over the suite's committed runs."""
-    steps = _steps_by_library(suite)
-    mean = {library: sum(v) / len(v) for library, v in steps.items()}
-    return f"{mean['softlearning'] / mean['sbx']:.0f}"
+    ours, theirs = (_steps(suite, f'{library} CrossQ')
+                    for library in ('softlearning', 'sbx'))
+    return f"{(sum(ours) / len(ours)) / (sum(theirs) / len(theirs)):.0f}"
 
 
 def _suite_cells(suite, agent=None):
@@ -286,9 +283,9 @@ def crossq_comparison(here, suite):
     """One sentence: our CrossQ against SBX's in ``suite``, the word chosen
     from the IQM intervals, and the steps each library's runs reached."""
     ours, theirs, better = _crossq_against_sbx(suite)
-    steps = _steps_by_library(suite)
-    spans = {library: f"{min(v):,}-{max(v):,}"
-             for library, v in steps.items()}
+    spans = {library: f"{min(v):,}-{max(v):,}" for library, v in (
+        (library, _steps(suite, f'{library} CrossQ'))
+        for library in ('softlearning', 'sbx'))}
     return (f"Our CrossQ's IQM is {compared(ours, theirs)} SBX's: "
             f"{_interval(ours)} against {_interval(theirs)}, and a run of "
             f"ours scores above a run of SBX's on the same task with "
@@ -304,8 +301,7 @@ def iqm_against(here, suite, agent, *others):
     ours = _iqm(suite, agent)
     words = [f"{compared(ours, _iqm(suite, other))} {other}'s "
              f"({_interval(_iqm(suite, other))})" for other in others]
-    library, algorithm = agent.split(' ', 1)
-    steps = _steps_by_library(suite, algorithm)[library]
+    steps = _steps(suite, agent)
     return (f"{agent}'s IQM, {_interval(ours)}, is " + ', and '.join(words)
             + f"; its runs took {min(steps):,}-{max(steps):,} steps in their "
             "budgets.")

@@ -81,7 +81,7 @@ def test_one_agents_iqm_against_anothers_is_read_from_the_report():
         f"softlearning FastSAC's IQM, {result_sentences._interval(ours)}, is "
         f"{result_sentences.compared(ours, theirs)} softlearning CrossQ's "
         f"({result_sentences._interval(theirs)})")
-    steps = result_sentences._steps_by_library(suite, 'FastSAC')['softlearning']
-    crossq = result_sentences._steps_by_library(suite, 'CrossQ')['softlearning']
+    steps = result_sentences._steps(suite, 'softlearning FastSAC')
+    crossq = result_sentences._steps(suite, 'softlearning CrossQ')
     assert f'{min(steps):,}-{max(steps):,} steps' in sentence
     assert max(steps) < min(crossq)  # FastSAC's runs only
