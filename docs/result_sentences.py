@@ -196,12 +196,18 @@ def _steps(suite, agent):
             if run.agent == agent]
 
 
+def _crossq_steps(suite):
+    """{library: _steps of its CrossQ runs}, ours and SBX's."""
+    return {library: _steps(suite, f'{library} CrossQ')
+            for library in ('softlearning', 'sbx')}
+
+
 def _steps_ratio(suite):
     """How many times more steps our runs took in their budget than the
     peer's, over the suite's committed runs."""
-    ours, theirs = (_steps(suite, f'{library} CrossQ')
-                    for library in ('softlearning', 'sbx'))
-    return f"{(sum(ours) / len(ours)) / (sum(theirs) / len(theirs)):.0f}"
+    mean = {library: sum(v) / len(v)
+            for library, v in _crossq_steps(suite).items()}
+    return f"{mean['softlearning'] / mean['sbx']:.0f}"
 
 
 def _suite_cells(suite, agent=None):
@@ -283,9 +289,8 @@ def crossq_comparison(here, suite):
     """One sentence: our CrossQ against SBX's in ``suite``, the word chosen
     from the IQM intervals, and the steps each library's runs reached."""
     ours, theirs, better = _crossq_against_sbx(suite)
-    spans = {library: f"{min(v):,}-{max(v):,}" for library, v in (
-        (library, _steps(suite, f'{library} CrossQ'))
-        for library in ('softlearning', 'sbx'))}
+    spans = {library: f"{min(v):,}-{max(v):,}"
+             for library, v in _crossq_steps(suite).items()}
     return (f"Our CrossQ's IQM is {compared(ours, theirs)} SBX's: "
             f"{_interval(ours)} against {_interval(theirs)}, and a run of "
             f"ours scores above a run of SBX's on the same task with "
@@ -299,8 +304,9 @@ def iqm_against(here, suite, agent, *others):
     ``others``' (report names, e.g. 'sbx CrossQ'), the word chosen from the
     intervals, and the steps its runs reached in their budgets."""
     ours = _iqm(suite, agent)
-    words = [f"{compared(ours, _iqm(suite, other))} {other}'s "
-             f"({_interval(_iqm(suite, other))})" for other in others]
+    theirs = {other: _iqm(suite, other) for other in others}
+    words = [f"{compared(ours, figure)} {other}'s ({_interval(figure)})"
+             for other, figure in theirs.items()]
     steps = _steps(suite, agent)
     return (f"{agent}'s IQM, {_interval(ours)}, is " + ', and '.join(words)
             + f"; its runs took {min(steps):,}-{max(steps):,} steps in their "
