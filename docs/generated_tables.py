@@ -82,6 +82,12 @@ SUITES = {
                              'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
+    # SAC with 1024-wide critics in float32 and in bfloat16, same seeds.
+    'sac_halfcheetah_1024': {'runs': ['sac_halfcheetah_1024/*/*',
+                                      'sac_halfcheetah_1024_bfloat16/*/*'],
+                             'steps': 50000},
+    'sac_halfcheetah_1024_bfloat16': {
+        'runs': ['sac_halfcheetah_1024_bfloat16/*/*'], 'steps': 50000},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
                           'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
