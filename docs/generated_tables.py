@@ -86,6 +86,7 @@ SUITES = {
     'sac_halfcheetah_1024': {'runs': ['sac_halfcheetah_1024/*/*',
                                       'sac_halfcheetah_1024_bfloat16/*/*'],
                              'steps': 50000},
+    # Its bfloat16 half alone: run-costs counts a suite's own folder only.
     'sac_halfcheetah_1024_bfloat16': {
         'runs': ['sac_halfcheetah_1024_bfloat16/*/*'], 'steps': 50000},
     'droq_20k': {'runs': ['droq_20k/*/*',
