@@ -82,13 +82,13 @@ SUITES = {
                              'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
-    # SAC with 1024-wide critics in float32 and in bfloat16, same seeds.
+    # SAC with 1024-wide critics in float32 and in bfloat16, same seeds:
+    # both halves are this comparison's own runs (their costs are its own).
     'sac_halfcheetah_1024': {'runs': ['sac_halfcheetah_1024/*/*',
                                       'sac_halfcheetah_1024_bfloat16/*/*'],
-                             'steps': 50000},
-    # Its bfloat16 half alone: run-costs counts a suite's own folder only.
-    'sac_halfcheetah_1024_bfloat16': {
-        'runs': ['sac_halfcheetah_1024_bfloat16/*/*'], 'steps': 50000},
+                             'steps': 50000,
+                             'own': ['sac_halfcheetah_1024',
+                                     'sac_halfcheetah_1024_bfloat16']},
     'droq_20k': {'runs': ['droq_20k/*/*',
                           'mujoco_100k/*/*SAC-HalfCheetah-v5-seed[012]',
                           'mujoco_100k/*/*SAC-Hopper-v5-seed[012]'],
@@ -372,10 +372,12 @@ def run_costs(here, suite):
     """Per agent, task and CPU: each run's seconds (``time_total_s`` of its
     last row, evaluations included) and its median steps a second over the
     epochs after warm-up, from the committed progress.csv files of the
-    suite's own runs (not those borrowed from other suites)."""
+    suite's own runs (its folder, or the folders its ``own`` names; not
+    runs borrowed from other suites)."""
     import pandas as pd
     groups = {}
-    own = os.path.join(RESULTS, suite, '')
+    own = tuple(os.path.join(RESULTS, folder, '')
+                for folder in SUITES[suite].get('own', [suite]))
     for run in (run for run in _runs(suite) if run.path.startswith(own)):
         progress = pd.read_csv(os.path.join(run.path, 'progress.csv'))
         with open(os.path.join(run.path, 'params.json')) as f:
