@@ -39,6 +39,34 @@ def test_readme_example_runs_as_written(tmp_path):
     action = [float(a) for a in lines[-2].strip('[]').split()]
     assert len(action) == 1 and -1 <= action[0] <= 1
     assert (tmp_path / 'ray_results' / 'gym' / 'Pendulum' / 'v1').is_dir()
+    # The same trial, filmed with the documentation's "Watching a policy"
+    # command as written (docs/guide/simulate.md): one quick-start run
+    # serves both, each a Ray session and a trial less to start.
+    film_as_the_docs_say(tmp_path)
+
+
+def film_as_the_docs_say(home):
+    """The simulate command of docs/guide/simulate.md on the one trial
+    under ``home``/ray_results, run in ``home`` (the video goes where the
+    user runs the command), with ``home`` as HOME."""
+    import shlex
+    import imageio.v3 as iio
+    from conftest import run_cli, trial_dirs
+    (trial_dir,) = trial_dirs(home / 'ray_results')
+    with open(os.path.join(REPO_ROOT, 'docs', 'guide', 'simulate.md')) as f:
+        section = f.read()
+    (command,) = re.findall(
+        r'^softlearning simulate ~/ray_results/gym/Pendulum/v1/.*$', section,
+        re.MULTILINE)
+    words = shlex.split(command)
+    assert words[2] == (
+        '~/ray_results/gym/Pendulum/v1/<timestamp>-experiment/<trial>')
+    words[2] = trial_dir
+    result = run_cli(*words[1:], timeout=300, cwd=home,
+                     env={'HOME': str(home)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    frames = iio.imread(home / 'pendulum.mp4')
+    assert frames.shape[0] == 201 and frames.std() > 1.0
 
 
 def test_keywords_are_the_command_lines_options():

@@ -14,12 +14,6 @@ from conftest import (
     FAKE_TENSORFLOW_STARTUP, REPO_ROOT, TENSORFLOW_IMPORTED, TENSORFLOW_NOISE,
     assert_one_line_error, read_progress, run_cli, trial_dirs)
 
-TINY_RUN = ['--n-epochs', '1', '--epoch-length', '200', '--max-path-length',
-            '100', '--seed', '1', '--cpus', '2',
-            '--config', 'algorithm_params.config.n_initial_exploration_steps=100',
-            '--config', 'policy_params.config.hidden_layer_sizes=[16,16]',
-            '--config', 'Q_params.config.hidden_layer_sizes=[16,16]',
-            '--config', 'algorithm_params.config.eval_n_episodes=1']
 # Lines TensorFlow writes at start-up on some machines (CUDA missing, oneDNN
 # on AVX-512 BF16 CPUs): never shown, on any machine.
 CUDA_NOISE = ('cuInit', 'Could not find cuda drivers',
@@ -177,7 +171,7 @@ def test_debug_honours_mode_local_and_sampler_actors(tmp_path):
                     '--num-samplers', '2', '--cpus', '2')
     assert result.returncode == 0, result.stderr[-3000:]
     # The trainer is this process: the actors have Ray's 2 CPUs, with no
-    # notice (run_example_local's: test_two_sampler_actors_run_on_two_cpus).
+    # notice (run_example_local's: test_recurrent.py, on sampler actors).
     assert 'Notice: 2 sampler actors' not in result.stderr
     (trial_dir,) = trial_dirs(tmp_path)
     assert read_progress(trial_dir)['training/num-samplers'].iloc[-1] == 2
@@ -187,22 +181,6 @@ def test_debug_honours_mode_local_and_sampler_actors(tmp_path):
     # episodes of the Pendulum variant.
     assert variant['run_params']['run_eagerly'] is False
     assert variant['algorithm_params']['config']['eval_n_episodes'] == 5
-
-
-# Sampler actors on a 2-CPU machine ----------------------------------------------
-
-@pytest.mark.slow
-def test_two_sampler_actors_run_on_two_cpus(tmp_path):
-    result = run_cli('run_example_local', 'examples.development',
-                     '--num-samplers', '2', '--local-dir', tmp_path,
-                     '--checkpoint-at-end', 'False', *TINY_RUN)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert ("2 sampler actors get 0.5 CPU each to fit beside the "
-            "trainer's 1 CPU in the 2 CPUs Ray gets") in result.stderr
-    (trial_dir,) = trial_dirs(tmp_path)
-    progress = read_progress(trial_dir)
-    assert progress['training/num-samplers'].iloc[-1] == 2
-    assert progress['total_timestep'].iloc[-1] == 200
 
 
 # TensorFlow's CUDA noise ------------------------------------------------------

@@ -156,15 +156,27 @@ def fake_cluster_config(gcs_address):
 JOIN_GUARD_S = 300
 
 
-def alive_worker_nodes(env, address):
-    script = ("import ray; ray.init(address='%s', logging_level='ERROR', "
-              "log_to_driver=False, _node_ip_address='127.0.0.1'); "
-              "print('WORKERS', sum(n['Alive'] and "
-              "n['Resources'].get('CPU', 0) > 0 for n in ray.nodes()))"
-              % address)
+def alive_worker_nodes(env, address, until=None, within_s=0):
+    """The number of alive worker nodes (with CPUs) of the cluster; with
+    ``until``, once it is that number or ``within_s`` seconds have passed,
+    whichever comes first: one process joins the cluster and watches it,
+    rather than one joining it for each look."""
+    script = (
+        "import time, ray\n"
+        f"ray.init(address='{address}', logging_level='ERROR', "
+        "log_to_driver=False, _node_ip_address='127.0.0.1')\n"
+        "def count():\n"
+        "    return sum(n['Alive'] and n['Resources'].get('CPU', 0) > 0\n"
+        "               for n in ray.nodes())\n"
+        f"deadline = time.time() + {within_s}\n"
+        "workers = count()\n"
+        f"while workers != {until!r} and time.time() < deadline:\n"
+        "    time.sleep(1)\n"
+        "    workers = count()\n"
+        "print('WORKERS', workers)\n")
     done = subprocess.run([sys.executable, '-c', script], env=env,
                           capture_output=True, text=True,
-                          timeout=JOIN_GUARD_S)
+                          timeout=JOIN_GUARD_S + within_s)
     (line,) = [line for line in done.stdout.splitlines()
                if line.startswith('WORKERS ')]
     return int(line.split()[1])
@@ -203,10 +215,7 @@ def test_autoscaler_starts_and_removes_worker_nodes(tmp_path):
         assert len(dirs) == 2
         assert all(len(read_progress(d)) == 1 for d in dirs)
         # Idle nodes go away after the idle timeout (6 s here).
-        deadline = time.time() + 300
-        while alive_worker_nodes(env, address) and time.time() < deadline:
-            time.sleep(3)
-        assert alive_worker_nodes(env, address) == 0
+        assert alive_worker_nodes(env, address, until=0, within_s=300) == 0
     finally:
         processes.stop()
 

@@ -360,8 +360,8 @@ def test_recurrent_td3_on_sampler_actors_then_simulate(cli, tmp_path):
         '--policy', 'recurrent', '--universe', 'dm_control', '--domain',
         'cartpole', '--task', 'swingup', '--pomdp', 'positions',
         '--n-epochs', '1', '--epoch-length', '200', '--max-path-length', '150',
-        '--seed', '3', '--num-samplers', '2', '--sampler-cpus', '0.5',
-        '--cpus', '2', '--trial-cpus', '1', '--local-dir', tmp_path / 'runs',
+        '--seed', '3', '--num-samplers', '2', '--cpus', '2',
+        '--local-dir', tmp_path / 'runs',
         '--checkpoint-frequency', '1',
         '--config', 'algorithm_params.config.n_initial_exploration_steps=100',
         '--config', 'algorithm_params.config.eval_n_episodes=1',
@@ -369,9 +369,14 @@ def test_recurrent_td3_on_sampler_actors_then_simulate(cli, tmp_path):
         '--config', 'policy_params.config.lstm_units=8',
         '--config', 'Q_params.config.lstm_units=8', timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # Two actors on two CPUs without --trial-cpus or --sampler-cpus: the
+    # split is chosen, and said.
+    assert ("2 sampler actors get 0.5 CPU each to fit beside the "
+            "trainer's 1 CPU in the 2 CPUs Ray gets") in result.stderr
     (trial_dir,) = trial_dirs(tmp_path / 'runs')
     progress = read_progress(trial_dir)
     assert list(progress['training/num-samplers']) == [2]
+    assert progress['total_timestep'].iloc[-1] == 200
     assert progress['num_train_steps'].iloc[-1] > 0
     assert np.isfinite(progress['Q_loss'].iloc[-1])
     result, frames = film(cli, str(trial_dir), str(tmp_path / 'r.mp4'), 10,

@@ -205,33 +205,3 @@ def test_saved_model_acts_without_softlearning(cli, checkpoint, tmp_path):
     np.testing.assert_allclose(loaded['actions'], expected, atol=1e-5)
     np.testing.assert_allclose(loaded['flat'], expected, atol=1e-5)
     assert np.all(np.abs(expected) <= 1.0)
-
-
-def test_docs_film_the_quick_starts_checkpoint(cli, tmp_path):
-    """The documentation's "Watching a policy" command
-    (docs/guide/simulate.md), as written, on the trial folder of a
-    (shortened) quick start run."""
-    import re
-    import shlex
-    from conftest import trial_dirs
-    quick_start = ['run_example_local', 'examples.development',
-                   '--algorithm', 'SAC', '--universe', 'gym', '--domain',
-                   'Pendulum', '--task', 'v1']
-    result = cli(*quick_start, '--n-epochs', '1', '--epoch-length', '200',
-                 '--seed', '1', '--local-dir', tmp_path / 'ray_results')
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    (trial_dir,) = trial_dirs(tmp_path / 'ray_results')
-    with open(os.path.join(REPO_ROOT, 'docs', 'guide', 'simulate.md')) as f:
-        section = f.read()
-    (command,) = re.findall(
-        r'^softlearning simulate ~/ray_results/gym/Pendulum/v1/.*$', section,
-        re.MULTILINE)
-    words = shlex.split(command)
-    assert words[2] == '~/ray_results/gym/Pendulum/v1/<timestamp>-experiment/<trial>'
-    words[2] = trial_dir
-    # The video goes where the user runs the command.
-    result = cli(*words[1:], timeout=300, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-3000:]
-    import imageio.v3 as iio
-    frames = iio.imread(tmp_path / 'pendulum.mp4')
-    assert frames.shape[0] == 201 and frames.std() > 1.0

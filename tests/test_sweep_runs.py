@@ -86,8 +86,11 @@ SWEEPS = {
     # A 2-point grid x 2 seeds.
     # --verbose 2: Tune's status table too (the searched entries as its
     # columns).
+    # One trial at a time here and in Optuna's sweep: Tune then reuses one
+    # trial process (reset_config) instead of starting one per trial, each
+    # importing TensorFlow (34.8 CPU-seconds against 18.6 for the grid).
     'grid': [*EPISODES, '--exp-name', 'grid', '--num-samples', '2',
-             '--verbose', '2',
+             '--verbose', '2', '--max-concurrent-trials', '1',
              '--config', 'algorithm_params.config.tau={"grid_search": '
                          '[0.005, 0.02]}'],
     # One trial at a time, in the grid's order (25, then 200): run side by
@@ -102,7 +105,7 @@ SWEEPS = {
              '--config', 'algorithm_params.config.alpha_lr={"loguniform": '
                          '[0.0001, 0.001]}'],
     'optuna': [*EPISODES, '--n-epochs', '1', '--num-samples', '2',
-               '--search-algorithm', 'optuna', '--max-concurrent-trials', '2',
+               '--search-algorithm', 'optuna', '--max-concurrent-trials', '1',
                '--config', 'algorithm_params.config.tau={"uniform": '
                            '[0.001, 0.1]}',
                '--config', 'algorithm_params.config.policy_lr={"loguniform": '
