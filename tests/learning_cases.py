@@ -161,8 +161,11 @@ CASES = {
     # SAC with hindsight relabeling (the Fetch preset: 'future', 4 goals per
     # real one) on FetchReach-v4's sparse reward, scored on the success
     # rate of the 10 evaluation episodes. A random policy's is about 0.05.
-    'SAC+HER FetchReach': case(FETCH_REACH + ['--algorithm', 'SAC'], 10, 0.8,
-                               metric='success', margin=0.1),
+    # With 64-64 networks: an epoch costs a third of 256-256's, and the
+    # calibrated seeds solve it an epoch or two later (by the 9th; 256-256's
+    # by the 7th), so 12 epochs keep the slack 256-256 had at 10.
+    'SAC+HER FetchReach': case(FETCH_REACH + ['--algorithm', 'SAC', *SMALL],
+                               12, 0.8, metric='success', margin=0.1),
 }
 POMDP_MARGIN = 300
 
