@@ -96,14 +96,16 @@ def test_crossq_and_simbav2_learn_pendulum(tmp_path):
 
 
 def test_redq_and_droq_learn_pendulum(tmp_path):
-    """At 3 updates per environment step (learning_cases.HIGH_UTD)."""
+    """At 3 updates per environment step (learning_cases.HIGH_UTD), on
+    minibatches of 64."""
     assert_cases_learn(tmp_path, 'REDQ', 'DroQ')
 
 
 def test_fasttd3_and_fastsac_learn_pendulum(tmp_path):
     """Their presets' parts (categorical critics, observation
     normalization, 3-step returns, two updates per step, AdamW; FastTD3's
-    per-episode exploration noise) on 64-64 networks, batches of 256."""
+    per-episode exploration noise) on 64-64 networks, minibatches of
+    64."""
     assert_cases_learn(tmp_path, 'FastTD3', 'FastSAC')
 
 
