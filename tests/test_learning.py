@@ -88,10 +88,11 @@ def test_tqc_and_n_step_sac_learn_pendulum(tmp_path):
 
 def test_crossq_and_simbav2_learn_pendulum(tmp_path):
     """CrossQ with 64-64 networks and SimbaV2 with one block of 64 in each
-    network, both on minibatches of 64. (SAC with SimBa networks, --network simba, learned Pendulum
-    on ten of ten calibrated seeds with one block of 32 per network,
-    worst -210 after 6 epochs; its case gave its CI time to SimbaV2's,
-    whose networks normalize their observations with the same layer.)"""
+    network, both on minibatches of 64. (SAC with SimBa networks, --network
+    simba, learned Pendulum on ten of ten calibrated seeds with one block
+    of 32 per network, worst -210 after 6 epochs; its case gave its CI time
+    to SimbaV2's, whose networks normalize their observations with the
+    same layer.)"""
     assert_cases_learn(tmp_path, 'CrossQ', 'SimbaV2')
 
 
