@@ -5,8 +5,9 @@ statistic its test asserts on, and the threshold.
 tests/test_learning.py (and test_multi_goal.py) run them through the real
 CLI on one seed, each case in its command's own process
 (``run_example_debug --mode local --run-eagerly false``, which trains a
-seed exactly as a Tune trial does); tests/calibrate_learning.py runs each on ten or more seeds
-and keeps every seed's evaluation curve in tests/calibration/learning.json;
+seed exactly as a Tune trial does); tests/calibrate_learning.py runs each
+on ten or more seeds and keeps every seed's evaluation curve in
+tests/calibration/learning.json;
 tests/test_learning_calibration.py checks, in a second, that every
 threshold lies below what all the calibrated seeds reached, with a margin.
 Change a case (its command, budget, statistic or threshold) and that check

@@ -42,7 +42,8 @@ VARIANT = {
 # paths, as with --config.
 DOMAINS = {
     'gym/Pendulum': {
-        'algorithm_params.config.n_epochs': 10,  # 10,000 steps: the quick start
+        # 10,000 steps: the quick start.
+        'algorithm_params.config.n_epochs': 10,
         'algorithm_params.config.max_path_length': 200,
         'algorithm_params.config.n_initial_exploration_steps': 1000,
     },

@@ -13,9 +13,9 @@ smoothing noise 0.001 clipped at 0.5; each episode's exploration noise drawn
 between 0.001 and 0.4 (policies/exploration_noise.py); observations
 normalized by their running mean and variance ('normalized_mlp' networks);
 three hidden layers each halving the width. What a 2-core CPU affords
-instead (each the authors' value, then ours): 128 to 4,096 environments stepped at once, 8 (one on Pendulum);
-2 updates per step of all of them, 2 per 4 environment steps (per step
-on Pendulum); batch 32,768, 512;
+instead (each the authors' value, then ours): 128 to 4,096 environments
+stepped at once, 8 (one on Pendulum); 2 updates per step of all of them,
+2 per 4 environment steps (per step on Pendulum); batch 32,768, 512;
 critics 1024-512-256, 512-256-128; actor 512-256-128, 256-128-64; n-step 1
 (HumanoidBench; 3 on DeepMind Control, 8 on IsaacLab locomotion), 3 (as
 on DeepMind Control); bfloat16 autocast and torch.compile, float32 and
@@ -85,9 +85,9 @@ def _support(v_min, v_max):
 # a hundred steps of reward): targets beyond it are clipped to its ends, and
 # critics whose values sit at v_max cannot rank what lies beyond (on
 # HalfCheetah-v5 the default +-250 held FastTD3 at about 3,700 from 25,000
-# steps on, its mean Q at 243; docs/algorithms/fasttd3.md). Per task, from the rewards of
-# good policies: gymnasium's v5 tasks about 17 per step at most on
-# HalfCheetah, 5 on Hopper, 7 on Walker2d and Ant, 12 on Humanoid;
+# steps on, its mean Q at 243; docs/algorithms/fasttd3.md). Per task, from
+# the rewards of good policies: gymnasium's v5 tasks about 17 per step at
+# most on HalfCheetah, 5 on Hopper, 7 on Walker2d and Ant, 12 on Humanoid;
 # dm_control's at most 1 per frame, 2 with the action repeated twice.
 DOMAINS = {
     'dm_control': _support(-50.0, 250.0),
