@@ -16,6 +16,34 @@ def test_target_entropy_auto_is_minus_action_dimension():
     assert make_sac(target_entropy=-0.5)[0]._target_entropy == -0.5
 
 
+@pytest.mark.parametrize('form', ['alpha', 'log_alpha'])
+def test_temperature_loss_forms(form):
+    """'alpha' scales the entropy's shortfall by the temperature (CleanRL's),
+    'log_alpha' by its logarithm (SB3's); both raise the temperature while
+    the entropy is below its target (-1 here: log pi = 2 is an entropy of
+    -2)."""
+    sac = make_sac(initial_alpha=0.1, temperature_loss=form)[0]
+    log_pis = tf.fill((8, 1), 2.0)
+    loss = float(sac._update_alpha(log_pis, {}))
+    scale = np.log(0.1) if form == 'log_alpha' else 0.1
+    assert loss == pytest.approx(-scale * (2.0 - 1.0), rel=1e-5)
+    assert sac.alpha > 0.1
+
+
+def test_an_unknown_temperature_loss_is_one_error_before_the_run():
+    with pytest.raises(ValueError, match="valid: alpha, log_alpha"):
+        make_sac(temperature_loss='log')
+    from softlearning.experiments import variant_spec
+    with pytest.raises(ValueError, match="temperature_loss takes one of "
+                                         "alpha, log_alpha"):
+        variant_spec(algorithm='CrossQ', config={
+            'algorithm_params.config.temperature_loss': 'log'})
+    spec = variant_spec(algorithm='CrossQ', config={
+        'algorithm_params.config.temperature_loss': 'log_alpha'})
+    assert spec['algorithm_params']['config']['temperature_loss'] == (
+        'log_alpha')
+
+
 def test_targets_start_as_copies_and_follow_polyak_arithmetic():
     sac = make_sac()[0]
     for Q, Q_target in zip(sac.Qs, sac.Q_targets):

@@ -10,6 +10,8 @@ One update on a minibatch (s, a, r, d, s'), alpha = exp(log_alpha):
   a~ ~ pi(.|s)
   L_pi = mean(alpha * log pi(a~|s) - min_i Q_i(s, a~))
   L_alpha = -mean(alpha * stop_gradient(log pi(a~|s) + target_entropy))
+     (temperature_loss 'log_alpha': log_alpha in place of alpha, as SB3's;
+     algorithms/temperature.py)
      (the policy's and alpha's steps every policy_delay updates; 1 by default)
   every target_update_interval updates: Q'_i <- tau * Q_i + (1 - tau) * Q'_i
 
@@ -26,6 +28,7 @@ import numpy as np
 import tensorflow as tf
 
 from .fused_updates import FusedUpdateAlgorithm
+from .temperature import check_temperature_loss
 from .tensor_branches import every_step
 
 
@@ -40,13 +43,18 @@ class SAC(FusedUpdateAlgorithm):
                  target_entropy='auto',
                  policy_delay=1,
                  target_entropy_per_dimension=-1.0,
+                 temperature_loss='alpha',
                  **kwargs):
         """``policy_delay``: the policy and the temperature take a step
         every that many updates (REDQ's and DroQ's 20 with 20 updates per
         environment step), the critics every update.
         ``target_entropy_per_dimension``: 'auto''s target entropy per action
-        dimension (-1, i.e. -|A|; SimbaV2's -0.5)."""
+        dimension (-1, i.e. -|A|; SimbaV2's -0.5).
+        ``temperature_loss``: 'alpha' or 'log_alpha', what multiplies the
+        entropy's shortfall in the temperature's loss
+        (algorithms/temperature.py)."""
         super().__init__(training_environment=training_environment, **kwargs)
+        self._temperature_loss = check_temperature_loss(temperature_loss)
         self._policy_delay = int(policy_delay)
         if self._policy_delay < 1:
             raise ValueError(f"policy_delay must be >= 1, got {policy_delay}")
@@ -91,9 +99,11 @@ class SAC(FusedUpdateAlgorithm):
 
     def _update_alpha(self, log_pis, batch):
         with tf.GradientTape() as tape:
+            scale = (self._log_alpha if self._temperature_loss == 'log_alpha'
+                     else tf.exp(self._log_alpha))
             alpha_loss = -self._mean(
-                tf.exp(self._log_alpha)
-                * tf.stop_gradient(log_pis + self._target_entropy), batch)
+                scale * tf.stop_gradient(log_pis + self._target_entropy),
+                batch)
         gradients = tape.gradient(alpha_loss, [self._log_alpha])
         self._alpha_optimizer.apply_gradients(zip(gradients,
                                                   [self._log_alpha]))

@@ -29,6 +29,8 @@ The numpy copies that act (numpy_mlp.py, ...) load the float32 weights:
 acting is float32 whatever the update's precision.
 """
 
+from softlearning.utils.registry import check_choice
+
 DEFAULT_PRECISION = 'float32'
 BFLOAT16 = 'bfloat16'
 PRECISIONS = (DEFAULT_PRECISION, BFLOAT16)
@@ -39,10 +41,7 @@ _COMPUTE = {DEFAULT_PRECISION: None, BFLOAT16: 'mixed_bfloat16'}
 
 def check_precision(precision):
     """``precision``, or one ValueError naming the valid ones."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"Unknown precision {precision!r}; valid: "
-                         f"{', '.join(PRECISIONS)}")
-    return precision
+    return check_choice(precision, PRECISIONS, 'precision')
 
 
 def compute_dtype(precision):

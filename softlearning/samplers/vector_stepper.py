@@ -26,6 +26,8 @@ sampler actor's seed stride (1000, 100003) shares, so no two environments
 of a run share a seed or an episode id.
 """
 
+from softlearning.utils.registry import check_choice
+
 from .episode_stepper import EpisodeStepper, stack_observations
 
 ENVIRONMENT_SEED_STRIDE = 7919
@@ -156,10 +158,7 @@ VECTOR_MODES = ('sync', 'async')
 
 
 def check_vector_mode(value):
-    if value not in VECTOR_MODES:
-        raise ValueError(f"vector_mode must be one of {VECTOR_MODES}, got "
-                         f"{value!r}.")
-    return value
+    return check_choice(value, VECTOR_MODES, 'vector_mode')
 
 
 def build_environments(environment_params, count, vector_mode='sync',

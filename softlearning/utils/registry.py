@@ -24,6 +24,15 @@ def check_keys(given, valid, what, where=None, error=ValueError):
                     f"Valid choices: {', '.join(map(str, valid))}.")
 
 
+def check_choice(value, choices, kind):
+    """``value`` if it is one of ``choices``, or one ValueError naming the
+    valid ones ("Unknown precision 'float16'; valid: float32, bfloat16")."""
+    if value not in choices:
+        raise ValueError(f"Unknown {kind} {value!r}; valid: "
+                         f"{', '.join(map(str, choices))}")
+    return value
+
+
 def lookup(registry, name, kind):
     """``registry[name]``, or one ValueError naming the valid choices."""
     if name not in registry:
