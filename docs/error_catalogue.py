@@ -360,7 +360,8 @@ ENTRIES = [
           f"{RUN} --domain Pendulum --task v1 --config "
           "'environment_params.training.kwargs.gg=5.0'",
           "Unknown environment kwarg 'gg' for gym/Pendulum/v1; valid: g, "
-          "max_episode_steps, observation_keys, render_mode.",
+          "max_episode_steps, observation_keys, observation_transform, "
+          "render_mode.",
           "`environment_params.training.kwargs` go to the environment's "
           'constructor (through `gymnasium.make`), which is built once before Ray '
           'starts.',

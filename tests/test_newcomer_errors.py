@@ -232,7 +232,8 @@ def test_environment_kwargs_are_checked_before_ray(project):
         assert_one_line_error(
             results[name], "Unknown environment kwarg 'gg' for "
                            "gym/Pendulum/v1; valid: g, max_episode_steps, "
-                           "observation_keys, render_mode.")
+                           "observation_keys, observation_transform, "
+                           "render_mode.")
     assert results['good'].returncode == 0, results['good'].stderr
     assert 'g: 9.0' in results['good'].stdout
 

@@ -5,12 +5,16 @@
 'kwargs': {...}})`` does the same from a variant's environment params (with
 'import_path', the folder of a user's own domain module), and
 wraps it when they ask for partial observations ('pomdp', see
-partial_observation.py) or for rendered frames ('pixels', see pixels.py).
+partial_observation.py), for rendered frames ('pixels', see pixels.py) or
+for transformed observations (the kwarg 'observation_transform', see
+observation_transform.py).
 """
 
 from softlearning.utils.registry import lookup
 
 from .adapters.softlearning_env import SoftlearningEnv
+from .observation_transform import (KWARG as TRANSFORM_KWARG,
+                                    TransformedObservations)
 
 
 def _gym_adapter():
@@ -64,11 +68,15 @@ def get_environment_from_params(environment_params):
 
 def _state_environment_from_params(environment_params, extra_kwargs=None):
     """The adapter (with ``extra_kwargs`` over the params' kwargs), wrapped
-    for partial observations if the params ask for them."""
+    for transformed and partial observations if the params ask for
+    them."""
     kwargs = {**environment_params.get('kwargs', {}), **(extra_kwargs or {})}
+    transform = kwargs.pop(TRANSFORM_KWARG, None)
     environment = get_environment(
         environment_params['universe'], environment_params['domain'],
         environment_params['task'], kwargs)
+    if transform is not None:
+        environment = TransformedObservations(environment, transform)
     pomdp = environment_params.get('pomdp')
     if pomdp:
         from .partial_observation import PartiallyObserved

@@ -38,9 +38,13 @@ def valid_kwargs(environment_params):
     adapter's and, for gymnasium's, its constructor's), or None if
     anything goes."""
     from . import get_adapter_class
+    from .observation_transform import KWARG as AGENTS_KWARG
     universe = environment_params['universe']
     adapter = get_adapter_class(universe)
     names, takes_any = _parameters(adapter.__init__)
+    # Every environment takes it: softlearning's wrapper, not the adapter,
+    # consumes it (environments/__init__.py).
+    names = set(names) | {AGENTS_KWARG}
     if not takes_any:
         return sorted(names)
     import gymnasium as gym
@@ -56,7 +60,7 @@ def valid_kwargs(environment_params):
     constructor, takes_any = _parameters(entry_point)
     if takes_any:
         return None
-    return sorted(set(names) | set(constructor) | set(MAKE_KEYWORDS))
+    return sorted(names | set(constructor) | set(MAKE_KEYWORDS))
 
 
 def _description(environment_params):

@@ -10,6 +10,9 @@ neither (None, or a default that is not a literal) takes any JSON value.
 import json
 import numbers
 
+from softlearning.algorithms.temperature import TEMPERATURE_LOSSES
+from softlearning.environments.observation_transform import TRANSFORMS
+
 MISSING = object()
 # Switches that also take 'auto' (the machine decides at start-up:
 # algorithms/compilation.py), whatever the entry held before.
@@ -21,6 +24,9 @@ SWITCH = ("true, false or 'auto'",
 OPTION_SWITCHES = ('batch_renorm',)
 OPTION_SWITCH = ('true, false or an object of its options',
                  lambda value: isinstance(value, (bool, dict)))
+# Entries that take one of a few strings: {entry: the valid ones}.
+CHOICES = {'temperature_loss': TEMPERATURE_LOSSES,
+           'observation_transform': TRANSFORMS}
 
 
 class NotJson(str):
@@ -86,16 +92,20 @@ def check_value(key, value, expected, source='--config'):
     entry's value before the user's settings, or MISSING)."""
     if isinstance(expected, dict) and 'grid_search' in expected:
         expected = (expected['grid_search'] or [None])[0]  # a preset's grid
-    if key.rsplit('.', 1)[-1] in AUTO_SWITCHES:
+    name = key.rsplit('.', 1)[-1]
+    if name in AUTO_SWITCHES:
         kind = SWITCH
-    elif key.rsplit('.', 1)[-1] in OPTION_SWITCHES:
+    elif name in OPTION_SWITCHES:
         kind = OPTION_SWITCH
+    elif name in CHOICES:
+        kind = (f"one of {', '.join(CHOICES[name])}",
+                lambda value: value in CHOICES[name])
     else:
         kind = None if expected in (MISSING, None) else _kind(expected)
     for candidate in _candidates(value):
         if isinstance(candidate, NotJson):
             if kind is not None and (isinstance(expected, str)
-                                     or kind is SWITCH):
+                                     or kind is SWITCH or name in CHOICES):
                 candidate = str(candidate)  # a bare word for a string entry
             else:
                 raise ValueError(
