@@ -104,7 +104,7 @@ def _parse_error(capsys, *argv):
      "n_train_repeat, policy_delay, policy_lr, precision, "
      "reward_normalization, "
      "reward_scale, target_entropy, target_entropy_per_dimension, "
-     "target_update_interval, tau, train_every_n_steps, "
+     "target_update_interval, tau, temperature_loss, train_every_n_steps, "
      "training_seconds. Did you mean "
      "'discount'?"),
     ('Q_params.config.hidden_layer_size=[8]',

@@ -83,4 +83,5 @@ class TransformedObservations(ObservationWrapper):
                 info)
 
     def __repr__(self):
-        return f"TransformedObservations({self._environment!r}, {self.transform})"
+        return (f"TransformedObservations({self._environment!r}, "
+                f"{self.transform})")
