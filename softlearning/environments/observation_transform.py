@@ -37,14 +37,6 @@ def check_transform(transform):
     return check_choice(transform, TRANSFORMS, KWARG)
 
 
-def check_environment_params(environment_params):
-    """Checks a variant's environment params' transform, if any, before
-    anything is built."""
-    transform = (environment_params.get('kwargs') or {}).get(KWARG)
-    if transform is not None:
-        check_transform(transform)
-
-
 def _transformed(key, space):
     from gymnasium import spaces
     return (key not in UNTRANSFORMED_KEYS and isinstance(space, spaces.Box)

@@ -29,8 +29,6 @@ from softlearning import curriculum
 from softlearning.algorithms import CLASSES
 from softlearning.environments import import_path, resolve_task
 from softlearning.environments.checks import check_environments
-from softlearning.environments.observation_transform import (
-    check_environment_params as check_observation_transform)
 from softlearning.environments.partial_observation import (
     PARTS, validate_pomdp_params)
 from softlearning.environments.pixels import (
@@ -438,7 +436,6 @@ def get_variant_spec(args, defaults=None):
     for environment_params in variant_spec['environment_params'].values():
         if environment_params:
             validate_pomdp_params(environment_params)
-            check_observation_transform(environment_params)
     # Built once here (searched-over ones by the trials).
     check_environments(variant_spec['environment_params'],
                        skip=holds_search_space)
