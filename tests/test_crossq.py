@@ -216,6 +216,23 @@ def test_batch_renorm_takes_its_options_from_the_command_line():
     assert humanoid['Q_params']['config']['batch_renorm'] == {
         'warmup_steps': None}
     assert humanoid['policy_params']['config']['batch_renorm'] is True
+    # dog's preset: symlog observations in training and evaluation; 'none'
+    # for training turns off both.
+    dog = variant_for('--algorithm', 'CrossQ', '--universe', 'dm_control',
+                      '--domain', 'dog', '--task', 'run')
+    plain = variant_for('--algorithm', 'CrossQ', '--universe', 'dm_control',
+                        '--domain', 'dog', '--task', 'run', '--config',
+                        'environment_params.training.kwargs.'
+                        'observation_transform=none')
+    for which in ('training', 'evaluation'):
+        assert dog['environment_params'][which]['kwargs'][
+            'observation_transform'] == 'symlog'
+        assert plain['environment_params'][which]['kwargs'][
+            'observation_transform'] == 'none'
+    assert 'observation_transform' not in variant_for(
+        '--algorithm', 'CrossQ', '--universe', 'dm_control', '--domain',
+        'humanoid', '--task', 'run')['environment_params']['training'].get(
+            'kwargs', {})
     never = variant_for('--algorithm', 'CrossQ', '--domain', 'Hopper',
                         '--task', 'v5', '--config',
                         'Q_params.config.batch_renorm={"warmup_steps": null}')

@@ -6,7 +6,7 @@ import pytest
 
 from softlearning.environments import get_environment_from_params
 from softlearning.environments.observation_transform import (
-    TransformedObservations, symlog)
+    TransformedObservations, symlog, transformed)
 
 
 def _params(domain, task, **kwargs):
@@ -60,9 +60,23 @@ def test_the_setting_is_checked_before_the_run_and_evaluation_follows():
     from softlearning.experiments import variant_spec
     key = 'environment_params.training.kwargs.observation_transform'
     with pytest.raises(ValueError, match='observation_transform takes one '
-                                         'of symlog'):
+                                         'of none, symlog'):
         variant_spec(algorithm='SAC', config={key: 'log'})
     spec = variant_spec(algorithm='SAC', config={key: 'symlog'})
     for which in ('training', 'evaluation'):
         assert spec['environment_params'][which]['kwargs'][
             'observation_transform'] == 'symlog'
+
+
+def test_none_leaves_the_observations_as_the_task_gives_them():
+    plain = get_environment_from_params(_params('Pendulum', 'v1'))
+    untouched = get_environment_from_params(
+        _params('Pendulum', 'v1', observation_transform='none'))
+    assert not isinstance(untouched, TransformedObservations)
+    np.testing.assert_array_equal(plain.reset(seed=4)['observations'],
+                                  untouched.reset(seed=4)['observations'])
+    assert transformed(plain, None) is plain
+    with pytest.raises(ValueError, match="other than 'none'"):
+        TransformedObservations(plain, 'none')
+    with pytest.raises(ValueError, match="valid: none, symlog"):
+        TransformedObservations(plain, 'log')

@@ -13,8 +13,7 @@ observation_transform.py).
 from softlearning.utils.registry import lookup
 
 from .adapters.softlearning_env import SoftlearningEnv
-from .observation_transform import (KWARG as TRANSFORM_KWARG,
-                                    TransformedObservations)
+from .observation_transform import KWARG as TRANSFORM_KWARG, transformed
 
 
 def _gym_adapter():
@@ -72,11 +71,9 @@ def _state_environment_from_params(environment_params, extra_kwargs=None):
     them."""
     kwargs = {**environment_params.get('kwargs', {}), **(extra_kwargs or {})}
     transform = kwargs.pop(TRANSFORM_KWARG, None)
-    environment = get_environment(
+    environment = transformed(get_environment(
         environment_params['universe'], environment_params['domain'],
-        environment_params['task'], kwargs)
-    if transform is not None:
-        environment = TransformedObservations(environment, transform)
+        environment_params['task'], kwargs), transform)
     pomdp = environment_params.get('pomdp')
     if pomdp:
         from .partial_observation import PartiallyObserved

@@ -24,7 +24,8 @@ from softlearning.utils.registry import check_choice
 from .observation_wrapper import ObservationWrapper
 
 KWARG = 'observation_transform'
-TRANSFORMS = ('symlog',)
+# 'none' turns off a transform a preset chose (CrossQ's for dm_control dog).
+TRANSFORMS = ('none', 'symlog')
 UNTRANSFORMED_KEYS = ('achieved_goal', 'desired_goal')
 
 
@@ -43,6 +44,14 @@ def _transformed(key, space):
             and np.issubdtype(space.dtype, np.floating))
 
 
+def transformed(environment, transform):
+    """``environment`` as the agent observes it under ``transform`` (None
+    or 'none': as it is)."""
+    if transform in (None, 'none'):
+        return environment
+    return TransformedObservations(environment, transform)
+
+
 class TransformedObservations(ObservationWrapper):
     """An environment adapter whose real-valued observation entries are
     transformed (``TRANSFORMS``); everything else is the wrapped one's."""
@@ -50,7 +59,11 @@ class TransformedObservations(ObservationWrapper):
     def __init__(self, environment, transform):
         from gymnasium import spaces
         super().__init__(environment)
-        self.transform = check_transform(transform)
+        if check_transform(transform) == 'none':
+            raise ValueError("TransformedObservations needs a transform other "
+                             "than 'none' (transformed() leaves the "
+                             "environment as it is for 'none').")
+        self.transform = transform
         full = environment.observation_space.spaces
         self._keys = tuple(key for key, space in full.items()
                            if _transformed(key, space))
