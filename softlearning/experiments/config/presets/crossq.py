@@ -41,9 +41,10 @@ DOMAINS = {
     'gym/Humanoid': {'Q_params.config.batch_renorm': {'warmup_steps': None}},
     # dog's touch sensors read below about 2,000 in most steps and up to
     # 75,000 in a few; with them the first epoch's critics' loss reached
-    # 2.7e7 and 6.3e9 and the critics diverged in the hour (seeds 0, 1).
-    # Through symlog: 41 and 37, and both ran 230,000 steps without
-    # diverging (examples/benchmarks/ablations/crossq_dog_symlog.yaml,
+    # 2.7e7 and 6.3e9 and the critics diverged in the hour (seed 0 after
+    # 170,000 steps, seed 1 by 100,000). Through symlog: 41 and 37, and the
+    # critics held to 230,000 steps (seed 0) and 200,000 (seed 1)
+    # (examples/benchmarks/ablations/crossq_dog_symlog.yaml,
     # docs/benchmarks/frontier-hard.md). Evaluation sees what training does;
     # 'none' turns it off.
     'dm_control/dog': {
