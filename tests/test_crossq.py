@@ -216,8 +216,24 @@ def test_batch_renorm_takes_its_options_from_the_command_line():
     assert humanoid['Q_params']['config']['batch_renorm'] == {
         'warmup_steps': None}
     assert humanoid['policy_params']['config']['batch_renorm'] is True
-    # dog's preset: symlog observations in training and evaluation; 'none'
-    # for training turns off both.
+    never = variant_for('--algorithm', 'CrossQ', '--domain', 'Hopper',
+                        '--task', 'v5', '--config',
+                        'Q_params.config.batch_renorm={"warmup_steps": null}')
+    assert never['Q_params']['config']['batch_renorm'] == {
+        'warmup_steps': None}
+    model = feedforward_model(4, (8,), 1, batch_renorm={'warmup_steps': None})
+    assert {layer.warmup_steps for layer in model.layers
+            if isinstance(layer, BatchRenormalization)} == {None}
+    with pytest.raises(Exception, match='takes true, false or an object'):
+        variant_spec(algorithm='CrossQ', config={
+            'Q_params.config.batch_renorm': 'yes'})
+
+
+def test_dog_preset_gives_the_networks_symlog_observations():
+    """dm_control dog: symlog observations in training and evaluation (its
+    touch sensors' outliers); 'none' for training turns off both; other
+    domains keep the task's observations."""
+    from checkpoint_helpers import variant_for
     dog = variant_for('--algorithm', 'CrossQ', '--universe', 'dm_control',
                       '--domain', 'dog', '--task', 'run')
     plain = variant_for('--algorithm', 'CrossQ', '--universe', 'dm_control',
@@ -233,14 +249,3 @@ def test_batch_renorm_takes_its_options_from_the_command_line():
         '--algorithm', 'CrossQ', '--universe', 'dm_control', '--domain',
         'humanoid', '--task', 'run')['environment_params']['training'].get(
             'kwargs', {})
-    never = variant_for('--algorithm', 'CrossQ', '--domain', 'Hopper',
-                        '--task', 'v5', '--config',
-                        'Q_params.config.batch_renorm={"warmup_steps": null}')
-    assert never['Q_params']['config']['batch_renorm'] == {
-        'warmup_steps': None}
-    model = feedforward_model(4, (8,), 1, batch_renorm={'warmup_steps': None})
-    assert {layer.warmup_steps for layer in model.layers
-            if isinstance(layer, BatchRenormalization)} == {None}
-    with pytest.raises(Exception, match='takes true, false or an object'):
-        variant_spec(algorithm='CrossQ', config={
-            'Q_params.config.batch_renorm': 'yes'})

@@ -8,7 +8,8 @@ observations: the identity's slope near zero, a logarithm's growth far from
 it. Sensors with heavy tails then stay within a few units: dm_control dog's
 touch sensors read up to about 2,000 in most steps and past 40,000 in a few,
 and one such reading in a minibatch moves a batch-normalized network's
-running statistics far from where every other observation sits.
+running statistics far from where every other observation sits (CrossQ's
+preset sets it on dog; ``observation_transform: none`` turns it off).
 
 Goal entries (``achieved_goal``, ``desired_goal``) stay as they are: the
 environment's ``compute_reward`` reads them when hindsight replay relabels.
