@@ -229,10 +229,11 @@ def test_batch_renorm_takes_its_options_from_the_command_line():
             'Q_params.config.batch_renorm': 'yes'})
 
 
-def test_dog_preset_gives_the_networks_symlog_observations():
+def test_dog_preset_symlog_observations_and_log_alpha_temperature_loss():
     """dm_control dog: symlog observations in training and evaluation (its
-    touch sensors' outliers); 'none' for training turns off both; other
-    domains keep the task's observations."""
+    touch sensors' outliers) and the temperature's loss on log(alpha);
+    'none' for training turns off both transforms; other domains keep the
+    task's observations and the loss on alpha."""
     from checkpoint_helpers import variant_for
     dog = variant_for('--algorithm', 'CrossQ', '--universe', 'dm_control',
                       '--domain', 'dog', '--task', 'run')
@@ -245,7 +246,12 @@ def test_dog_preset_gives_the_networks_symlog_observations():
             'observation_transform'] == 'symlog'
         assert plain['environment_params'][which]['kwargs'][
             'observation_transform'] == 'none'
-    assert 'observation_transform' not in variant_for(
-        '--algorithm', 'CrossQ', '--universe', 'dm_control', '--domain',
-        'humanoid', '--task', 'run')['environment_params']['training'].get(
-            'kwargs', {})
+    assert dog['algorithm_params']['config']['temperature_loss'] == (
+        'log_alpha')
+    humanoid = variant_for('--algorithm', 'CrossQ', '--universe',
+                           'dm_control', '--domain', 'humanoid', '--task',
+                           'run')
+    assert 'observation_transform' not in humanoid['environment_params'][
+        'training'].get('kwargs', {})
+    assert humanoid['algorithm_params']['config'].get(
+        'temperature_loss', 'alpha') == 'alpha'
