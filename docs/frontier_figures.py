@@ -6,6 +6,10 @@ benchmarks/published_curves.py from its authors' result files):
   evaluation return (mean over the runs that reached it, and how many)
   every N steps (50,000 by default) up to the furthest any run reached,
   with MR.Q's mean over its 10 seeds at the same step count.
+- ``critics-trace RUN:LABEL[,RUN:LABEL...] [start=N]``: each committed
+  run's evaluation return, mean Q value, critics' loss and temperature at
+  every row of its progress.csv from N steps on (RUN: a trial's folder
+  under benchmarks/results), for reading where critics diverge.
 """
 
 import csv
@@ -68,4 +72,37 @@ def against_published(here, suite, every=EVERY):
                     ['---', '---:'] + ['---:'] * (len(agents) + 1)))
 
 
-GENERATORS = {'against-published': against_published}
+# progress.csv's columns, as the trace names them.
+TRACE = {'evaluation': 'evaluation/return-mean', 'mean Q': 'Q_value-mean',
+         "critics' loss": 'Q_loss', 'temperature': 'alpha'}
+
+
+def _trace_cell(name, value):
+    value = float(value)
+    if name == 'temperature':
+        return f'{value:.2g}'
+    return f'{value:,.2f}' if abs(value) < 10 else f'{value:,.1f}'
+
+
+def critics_trace(here, runs, start='0'):
+    header, traces = ['steps'], []
+    for run, label in (item.split(':') for item in runs.split(',')):
+        with open(os.path.join(RESULTS, run, 'progress.csv')) as f:
+            traces.append({
+                int(row['timesteps_total']): [
+                    _trace_cell(name, row[key]) for name, key in TRACE.items()]
+                for row in csv.DictReader(f)
+                if int(row['timesteps_total']) >= int(start)})
+        header += [f'{label}: {name}' for name in TRACE]
+    steps = sorted({step for trace in traces for step in trace})
+    body = [[f'{step // 1000:,}k'] + [
+        cell for trace in traces
+        for cell in trace.get(step, [''] * len(TRACE))] for step in steps]
+    return ("From the committed runs' progress.csv: the evaluation return, "
+            "the mean Q value of a minibatch, the critics' loss and the "
+            'temperature.\n\n'
+            + table(header, body, ['---:'] * len(header)))
+
+
+GENERATORS = {'against-published': against_published,
+              'critics-trace': critics_trace}

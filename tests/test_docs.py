@@ -131,3 +131,25 @@ def test_override_tables_write_settings_as_config_takes_them():
     assert ('| `gym/Humanoid` | `Q_params.config.batch_renorm` | '
             '`{"warmup_steps": null}` |') in table
     assert 'None' not in table
+
+
+def test_critics_trace_lines_up_runs_by_step(tmp_path, monkeypatch):
+    """One row per step any run reached, each run's four figures in its own
+    columns (blank where it has no row), from ``start`` on."""
+    import frontier_figures
+    columns = 'timesteps_total,evaluation/return-mean,Q_value-mean,Q_loss,alpha'
+    runs = {'a': ['10000,5.0,1.5,0.25,0.01', '20000,50.0,21.4,540.4,0.0023'],
+            'b': ['20000,7.5,19.0,0.07,0.00071',
+                  '30000,110.1,19.0,0.07,0.00071']}
+    for name, rows in runs.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / 'progress.csv').write_text(
+            '\n'.join([columns, *rows]) + '\n')
+    monkeypatch.setattr(frontier_figures, 'RESULTS', str(tmp_path))
+    text = frontier_figures.critics_trace('', 'a:first,b:second',
+                                          start='20000')
+    lines = text.splitlines()
+    assert lines[2].startswith('| steps | first: evaluation | first: mean Q')
+    assert lines[4:] == [
+        '| 20k | 50.0 | 21.4 | 540.4 | 0.0023 | 7.50 | 19.0 | 0.07 | 0.00071 |',
+        '| 30k |  |  |  |  | 110.1 | 19.0 | 0.07 | 0.00071 |']
