@@ -85,6 +85,7 @@ def _trace_cell(name, value):
 
 
 def critics_trace(here, runs, start='0'):
+    """See the module's docstring."""
     header, traces = ['steps'], []
     for run, label in (item.split(':') for item in runs.split(',')):
         with open(os.path.join(RESULTS, run, 'progress.csv')) as f:
