@@ -78,7 +78,8 @@ SUITES = {
     # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
     'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',
                                       'crossq_humanoid_renorm_warmup/*/*',
-                                      'crossq_humanoid_per_step/*/*'],
+                                      'crossq_humanoid_per_step/*/*',
+                                      'crossq_humanoid_log_alpha/*/*'],
                              'steps': None},
     'per_hour_equal_sizes': {'runs': ['per_hour_equal_sizes/*/*'],
                              'steps': None},
