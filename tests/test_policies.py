@@ -112,3 +112,31 @@ def test_registry_rejects_unknown_policy():
     from softlearning import policies
     with pytest.raises(ValueError, match="Unknown policy 'Gauss'.*FeedforwardGaussianPolicy"):
         policies.get({'class_name': 'Gauss'}, env=None)
+
+
+def test_sampled_log_probs_stay_exact_with_the_scale_at_its_floor_under_xla():
+    """A sampled action's Gaussian log-density comes from its draw: with
+    sigma at its floor (e^-20) and |mu| in the hundreds, as an actor gave
+    on dog-run, forming u / sigma - mu / sigma from u = mu + sigma * eps
+    (one fused multiply-add under XLA) turned a log density of about 40
+    into millions below zero."""
+    policy = make_policy()
+    weights = policy.get_weights()
+    weights[-2] = np.zeros_like(weights[-2])
+    shift = np.array([250.0, -120.0], np.float32)
+    weights[-1] = np.array([*shift, -30.0, -30.0], np.float32)  # -> -20
+    policy.set_weights(weights)
+    obs = observations(256)
+    seed = tf.constant([3, 4], tf.int32)
+    sample = tf.function(lambda o: policy.actions_and_log_probs(o, seed=seed),
+                         jit_compile=True)
+    _, log_probs = sample(obs)
+    # The same draw, under XLA too (XLA's stateless normal is its own).
+    noise = tf.function(lambda: tf.random.stateless_normal((256, 2), seed),
+                        jit_compile=True)().numpy().astype(np.float64)
+    raw = shift + np.exp(-20.0) * noise
+    reference = np.sum(
+        -0.5 * noise ** 2 + 20.0 - 0.5 * np.log(2 * np.pi)
+        - 2 * (np.log(2.0) - np.abs(raw) - np.log1p(np.exp(-2 * np.abs(raw)))),
+        axis=-1, keepdims=True)
+    np.testing.assert_allclose(log_probs.numpy(), reference, rtol=1e-5)

@@ -2,6 +2,16 @@
 
 log pi(a|s) = log N(u; mu, sigma) - sum_i log(1 - tanh(u_i)^2), with the
 Jacobian term from TFP's Tanh bijector (computed stably from u, never atanh(a)).
+
+For an action it samples, u = mu + sigma * eps, the policy takes
+log N(u; mu, sigma) = sum_i (-eps_i^2 / 2 - log sigma_i) - |A| log(2 pi) / 2
+from the draw eps itself. TFP's log_prob(u) forms u / sigma - mu / sigma
+instead, which multiplies u's rounding error by 1 / sigma: with sigma at its
+floor (e^-20) and |mu| in the hundreds, compiled with XLA (where u is one
+fused multiply-add), it gave a log-probability of -6.7 million for a log
+density of about 280, and the critics' targets a jump of thousands
+(docs/benchmarks/frontier-hard.md). The draw is TFP's own (the same stateless
+normal for the same seed), so sampling is unchanged.
 """
 
 import numpy as np
@@ -51,11 +61,22 @@ class FeedforwardGaussianPolicy(FeedforwardPolicy):
     def actions_and_log_probs(self, observations, seed=None, training=False):
         """Sampled actions (B, |A|) and their log-probabilities (B, 1);
         ``training``: the network's training mode (the policy's update; it
-        matters to batch renormalization only)."""
-        distribution = self._base_distribution(observations, training)
-        raw_actions = distribution.sample(seed=seed)
-        return (self._squash.forward(raw_actions),
-                self._squashed_log_probs(distribution, raw_actions))
+        matters to batch renormalization only). The Gaussian part of the
+        log-probability comes from the draw (module docstring)."""
+        normal = self._base_distribution(observations, training).distribution
+        loc, scale = normal.loc, normal.scale
+        noise = (tf.random.normal(tf.shape(loc), dtype=loc.dtype)
+                 if seed is None else
+                 tf.random.stateless_normal(tf.shape(loc), seed=seed,
+                                            dtype=loc.dtype))
+        raw_actions = noise * scale + loc
+        gaussian_log_probs = tf.reduce_sum(
+            -0.5 * tf.square(noise) - tf.math.log(scale), axis=-1) - (
+                0.5 * np.log(2.0 * np.pi) * tf.cast(tf.shape(loc)[-1],
+                                                    loc.dtype))
+        log_probs = gaussian_log_probs - self._squash.forward_log_det_jacobian(
+            raw_actions, event_ndims=1)
+        return self._squash.forward(raw_actions), log_probs[..., None]
 
     def actions(self, observations, seed=None):
         if self._deterministic:
