@@ -7,11 +7,10 @@ For an action it samples, u = mu + sigma * eps, the policy takes
 log N(u; mu, sigma) = sum_i (-eps_i^2 / 2 - log sigma_i) - |A| log(2 pi) / 2
 from the draw eps itself. TFP's log_prob(u) forms u / sigma - mu / sigma
 instead, which multiplies u's rounding error by 1 / sigma: with sigma at its
-floor (e^-20) and |mu| in the hundreds, compiled with XLA (where u is one
-fused multiply-add), it gave a log-probability of -6.7 million for a log
-density of about 280, and the critics' targets a jump of thousands
-(docs/benchmarks/frontier-hard.md). The draw is TFP's own (the same stateless
-normal for the same seed), so sampling is unchanged.
+floor (e^-20), |mu| in the hundreds and u one fused multiply-add (under XLA),
+that is off by millions, and so are the critics' targets that carry it
+(docs/benchmarks/frontier-hard.md). The draw is the stateless normal TFP
+draws for the same seed, so sampling is TFP's.
 """
 
 import numpy as np
