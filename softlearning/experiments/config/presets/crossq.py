@@ -50,7 +50,11 @@ DOMAINS = {
     # away between 200,000 and 210,000 steps (mean Q 21 to 122, evaluations
     # 100 to 13); with the temperature's loss on log(alpha) as well, as
     # SB3's and SBX's, they held to 230,000 (mean Q 19, evaluation 110;
-    # examples/benchmarks/ablations/crossq_dog_log_alpha.yaml).
+    # examples/benchmarks/ablations/crossq_dog_log_alpha.yaml). Both were
+    # found while the policy's log-probability of a sampled action lost its
+    # precision under XLA (policies/gaussian_policy.py), which then diverged
+    # a run that had both; ablations/crossq_dog_log_prob_fix.yaml asks
+    # whether they are still needed without that fault.
     'dm_control/dog': {
         **{f'environment_params.{which}.kwargs.observation_transform':
            'symlog' for which in ('training', 'evaluation')},
