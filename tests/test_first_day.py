@@ -57,6 +57,41 @@ def test_config_values_fit_lists_and_search_spaces():
                         '{"grid_search": [1, 2.5]}'), 'takes an integer')
 
 
+@pytest.mark.parametrize('setting, needles', [
+    ('algorithm_params.config.discount=1.5', ('discount must be in [0, 1]',
+                                             '1.5')),
+    ('algorithm_params.config.Q_lr={"uniform": [-1e-3, 1e-3]}',
+     ('Q_lr must be above 0',)),
+])
+def test_config_values_out_of_their_range_are_refused(setting, needles):
+    assert_refused(run('--config', setting), *needles)
+
+
+@pytest.mark.parametrize('key, value, accepted', [
+    ('discount', 0.99, True), ('discount', 1.0, True),
+    ('discount', -0.1, False), ('tau', 0.0, False), ('tau', 1.0, True),
+    ('policy_lr', 0.0, False), ('alpha_lr', 3e-4, True),
+    ('batch_size', 0, False), ('hidden_layer_sizes', [256, 0], False),
+    ('hidden_layer_sizes', [], True), ('relabeled_goals', 0, True),
+    ('discount', {'uniform': [0.9, 1.1]}, False),
+    ('discount', {'grid_search': [0.9, 0.99]}, True),
+    ('batch_size', {'randint': [0, 64]}, False),
+    ('batch_size', {'randint': [1, 64]}, True),
+])
+def test_ranges_of_config_values(key, value, accepted):
+    from softlearning.experiments.config import value_types
+    defaults = {'discount': 0.99, 'tau': 5e-3, 'policy_lr': 3e-4,
+                'alpha_lr': 3e-4, 'batch_size': 256,
+                'hidden_layer_sizes': [256, 256], 'relabeled_goals': 4}
+    check = lambda: value_types.check_value(
+        f'algorithm_params.config.{key}', value, defaults[key])
+    if accepted:
+        check()
+    else:
+        with pytest.raises(ValueError, match=f'{key} must be'):
+            check()
+
+
 def test_a_bare_word_for_a_string_entry_is_still_a_string():
     from softlearning.cli.run import prepare_from_command_line
     experiment = prepare_from_command_line(

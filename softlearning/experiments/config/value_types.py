@@ -5,6 +5,9 @@ against the type of what it replaces, before Ray starts: a discount of
 The expected type is the value the entry held before the user's settings:
 a preset's, or else the constructor's literal default. An entry with
 neither (None, or a default that is not a literal) takes any JSON value.
+Entries whose meaning bounds them (``RANGES``: a discount of 1.5, a
+negative learning rate) are checked against their bounds too, search
+spaces at their ends.
 """
 
 import json
@@ -27,6 +30,50 @@ OPTION_SWITCH = ('true, false or an object of its options',
 # Entries that take one of a few strings: {entry: the valid ones}.
 CHOICES = {'temperature_loss': TEMPERATURE_LOSSES,
            'observation_transform': TRANSFORMS}
+
+
+
+def _between(low, high, low_open=False):
+    def holds(value):
+        return (value > low if low_open else value >= low) and value <= high
+    return holds
+
+
+_AT_LEAST_1 = ('at least 1', lambda value: value >= 1)
+_AT_LEAST_0 = ('at least 0', lambda value: value >= 0)
+# Entries whose meaning bounds their values: {entry: (the bounds in words,
+# test of one number)}; a list (layer sizes) is tested number by number.
+RANGES = {
+    'discount': ('in [0, 1]', _between(0, 1)),
+    'tau': ('in (0, 1]', _between(0, 1, low_open=True)),
+    'batch_size': _AT_LEAST_1,
+    'n_epochs': _AT_LEAST_1,
+    'epoch_length': _AT_LEAST_1,
+    'max_path_length': _AT_LEAST_1,
+    'max_size': _AT_LEAST_1,
+    'n_train_repeat': _AT_LEAST_1,
+    'train_every_n_steps': _AT_LEAST_1,
+    'target_update_interval': _AT_LEAST_1,
+    'hidden_layer_sizes': _AT_LEAST_1,
+    'eval_n_episodes': _AT_LEAST_0,
+    'n_initial_exploration_steps': _AT_LEAST_0,
+    'relabeled_goals': _AT_LEAST_0,
+}
+_POSITIVE = ('above 0', lambda value: value > 0)
+
+
+def _range(name):
+    """(bounds in words, test) of an entry's values, or None."""
+    if name in RANGES:
+        return RANGES[name]
+    if name.endswith('_lr') or name == 'learning_rate':
+        return _POSITIVE
+    return None
+
+
+def _in_range(bounds, value):
+    numbers = value if isinstance(value, (list, tuple)) else [value]
+    return all(bounds[1](number) for number in numbers if _is_number(number))
 
 
 class NotJson(str):
@@ -69,15 +116,18 @@ def _kind(expected):
 
 
 def _candidates(value):
-    """The values a (JSON) search space can give, or [value]."""
+    """The values a (JSON) search space can give (a range's ends), or
+    [value]."""
     if isinstance(value, dict) and len(value) == 1:
         (form, argument), = value.items()
         if form in ('grid_search', 'choice') and isinstance(argument, list):
             return argument
+        ends = (isinstance(argument, list) and len(argument) == 2
+                and all(map(_is_number, argument)))
         if form in ('uniform', 'loguniform'):
-            return [0.5]  # a float
-        if form == 'randint':
-            return [1]  # an integer
+            return [float(end) for end in argument] if ends else [0.5]
+        if form == 'randint':  # [low, high)
+            return [int(argument[0]), int(argument[1]) - 1] if ends else [1]
     return [value]
 
 
@@ -117,6 +167,11 @@ def check_value(key, value, expected, source='--config'):
             raise ValueError(
                 f"{source} {key}={_shown(value)}: {key} takes {kind[0]} "
                 f"(its default is {_shown(expected)}).")
+        bounds = _range(name)
+        if bounds is not None and not _in_range(bounds, candidate):
+            raise ValueError(
+                f"{source} {key}={_shown(value)}: {name} must be "
+                f"{bounds[0]} (its default is {_shown(expected)}).")
 
 
 def plain(value):
