@@ -74,6 +74,7 @@ SUITES = {
     'per_hour': {'runs': ['per_hour/*/*'], 'steps': None},
     'fetch_her': {'runs': ['fetch_her/*/*'], 'steps': None},
     'fetch_her_reach': {'runs': ['fetch_her_reach/*/*'], 'steps': None},
+    'fetch_her_300k': {'runs': ['fetch_her_300k/*/*'], 'steps': None},
     'frontier_hard': {'runs': ['frontier_hard/*/*'], 'steps': None},
     # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
     'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',

@@ -4,8 +4,10 @@ suites), generated from the committed runs and their report:
 - ``success-rates SUITE``: per task and agent, the IQM over runs of the
   final success rate with its bootstrap interval (the report's
   ``success_rates.csv``) and each seed's final success rate;
-- ``success-by-step SUITE``: per evaluation step, each agent's success
-  rate, mean over seeds (min-max), from the runs' progress.csv;
+- ``success-by-step SUITE [every=STEPS]``: per evaluation step (every
+  STEPS steps, if given), each agent's success rate, mean over seeds
+  (min-max), from the runs' progress.csv; a run that has not reached a
+  step leaves its cell empty;
 - ``success-comparison SUITE``: one sentence per task comparing the
   agents' IQMs: "above" only where the intervals do not overlap, else
   "level with".
@@ -54,21 +56,35 @@ def success_rates(here, suite):
                  ['---', '---', '---:', '---:', '---'])
 
 
-def success_by_step(here, suite):
+def _all_trials(suite):
+    """(agent, task, folder) of every committed run of ``suite``,
+    finished or not: a curve shows how far an unfinished run got."""
+    import glob
+    from generated_tables import SUITES
+    from softlearning.analysis import load_trials
+    from softlearning.analysis.benchmark_runs import TASK_KEY, Agent
+    folders = sorted(path for pattern in SUITES[suite]['runs']
+                     for path in glob.glob(os.path.join(RESULTS, pattern))
+                     if os.path.isdir(path))
+    return [(Agent.of(trial).name, trial.params[TASK_KEY], trial.path)
+            for trial in (load_trials(folders) if folders else [])]
+
+
+def success_by_step(here, suite, every=None):
     import numpy as np
     import pandas as pd
-    runs = _runs(suite)
     curves = {}
-    for run in runs:
-        progress = pd.read_csv(os.path.join(run.path, 'progress.csv'))
+    for agent, task, path in _all_trials(suite):
+        progress = pd.read_csv(os.path.join(path, 'progress.csv'))
         if 'evaluation/success-rate' not in progress:
             continue
         for step, rate in zip(progress['total_timestep'],
                               progress['evaluation/success-rate']):
-            curves.setdefault((_short(run.task), run.agent), {}).setdefault(
+            curves.setdefault((_short(task), agent), {}).setdefault(
                 int(step), []).append(float(rate))
     columns = sorted(curves)
-    steps = sorted({step for curve in curves.values() for step in curve})
+    steps = sorted({step for curve in curves.values() for step in curve
+                    if every is None or step % int(every) == 0})
     rows = []
     for step in steps:
         cells = [f'{step:,}']
@@ -85,7 +101,9 @@ def success_by_step(here, suite):
         solved.append(f'{agent} on {task}: ' + (
             f'every seed at {SOLVED} or more first at {steps_solved[0]:,} steps'
             if steps_solved else f'not every seed at {SOLVED} at any step'))
-    return ('Evaluation success rate by step: mean over seeds (min-max).\n\n'
+    shown = '' if every is None else f', every {int(every):,} steps'
+    return (f'Evaluation success rate by step{shown}: mean over seeds '
+            '(min-max).\n\n'
             + numbers_table(header, rows) + '\n\nSolved (success rate '
             f'{SOLVED} or more): ' + '; '.join(solved) + '.')
 

@@ -153,3 +153,32 @@ def test_critics_trace_lines_up_runs_by_step(tmp_path, monkeypatch):
     assert lines[4:] == [
         '| 20k | 50.0 | 21.4 | 540.4 | 0.0023 | 7.50 | 19.0 | 0.07 | 0.00071 |',
         '| 30k |  |  |  |  | 110.1 | 19.0 | 0.07 | 0.00071 |']
+
+
+def test_success_by_step_shows_unfinished_runs_every_n_steps(monkeypatch):
+    """An unfinished run's curve is shown as far as it got (a blank cell
+    after), and ``every`` keeps the steps that are its multiples."""
+    import success_figures
+    progress = {'done': [(5000, 0.1), (10000, 0.3), (15000, 0.5),
+                         (20000, 0.9)],
+                'partial': [(5000, 0.0), (10000, 0.2)]}
+
+    def trials(suite):
+        return [(f'{name} SAC', 'gym/FetchPush/v4', name)
+                for name in progress]
+
+    def read_csv(path):
+        import pandas as pd
+        rows = progress[os.path.dirname(path)]
+        return pd.DataFrame({'total_timestep': [row[0] for row in rows],
+                             'evaluation/success-rate': [row[1] for row in rows]})
+
+    import pandas
+    monkeypatch.setattr(success_figures, '_all_trials', trials)
+    monkeypatch.setattr(pandas, 'read_csv', read_csv)
+    lines = success_figures.success_by_step('', 'any', every='10000'
+                                            ).splitlines()
+    assert lines[0].startswith('Evaluation success rate by step, every '
+                               '10,000 steps')
+    assert lines[4:6] == ['| 10,000 | 0.30 (0.3-0.3) | 0.20 (0.2-0.2) |',
+                          '| 20,000 | 0.90 (0.9-0.9) |  |']
