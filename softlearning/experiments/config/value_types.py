@@ -32,7 +32,6 @@ CHOICES = {'temperature_loss': TEMPERATURE_LOSSES,
            'observation_transform': TRANSFORMS}
 
 
-
 def _between(low, high, low_open=False):
     def holds(value):
         return (value > low if low_open else value >= low) and value <= high
