@@ -181,8 +181,10 @@ RECORDED = {
 def assert_recorded(name, calls):
     assert len(calls) == len(RECORDED[name])
     for diagnostics, expected in zip(calls, RECORDED[name]):
-        # Same names, in the same order (progress.csv's columns).
-        assert list(diagnostics) == list(expected)
+        # Same names, in the same order (progress.csv's columns), then the
+        # critics' loss of the call's worst update.
+        assert list(diagnostics) == [*expected, 'Q_loss-max']
+        assert diagnostics['Q_loss-max'] > diagnostics['Q_loss']
         for key, value in expected.items():
             np.testing.assert_allclose(diagnostics[key], value, rtol=1e-5,
                                        atol=1e-8, err_msg=f'{name} {key}')
@@ -232,17 +234,19 @@ def test_pixel_sac_diagnostics_on_a_fixed_seed_are_the_recorded_ones():
 def test_pixel_sac_fused_updates_equal_single_updates():
     """K pixel updates in one compiled call == K calls of one update each,
     on the same minibatches: weights (the shared encoder's and its target
-    copy's too) and the mean diagnostics."""
+    copy's too), the mean diagnostics and the worst update's loss."""
     fused, pool = pixel_sac()
     single = pixel_sac()[0]
     batches = pool.random_batches(4, 16)
     means = fused._do_training(batches)
     singles = [single._do_training(tf.nest.map_structure(
         lambda x: x[i:i + 1], batches)) for i in range(4)]
-    for key, mean in means.items():
+    for key in fused.training_diagnostic_keys:
         np.testing.assert_allclose(
-            mean, np.mean([s[key] for s in singles]), rtol=1e-5, atol=1e-6,
-            err_msg=key)
+            means[key], np.mean([s[key] for s in singles]), rtol=1e-5,
+            atol=1e-6, err_msg=key)
+    np.testing.assert_allclose(means['Q_loss-max'],
+                               max(s['Q_loss'] for s in singles), rtol=1e-5)
     networks = [(fused._policy, single._policy),
                 (fused.Qs[0].encoder, single.Qs[0].encoder),
                 (fused.Q_targets[0].encoder, single.Q_targets[0].encoder),

@@ -84,13 +84,22 @@ def test_fused_updates_equal_single_updates(trained):
     variables = checkpointed_variables(algorithm)
     start = values_of(variables)
     batches = as_tensors(runner.pool.random_batches(4, 32))
-    algorithm._fused_updates(batches)
+    fused = algorithm._fused_updates(batches)['diagnostics']
     after_fused = values_of(variables)
     assign_values(variables, start)
-    for i in range(4):
-        algorithm._fused_updates(
-            tf.nest.map_structure(lambda x: x[i:i + 1], batches))
+    singles = [algorithm._fused_updates(tf.nest.map_structure(
+        lambda x: x[i:i + 1], batches))['diagnostics'] for i in range(4)]
     after_single = values_of(variables)
+    # The call's means are the updates' means; its peaks, their largest.
+    for key in algorithm.training_diagnostic_keys:
+        np.testing.assert_allclose(
+            float(fused[key]), np.mean([float(one[key]) for one in singles]),
+            rtol=1e-4, atol=1e-6, err_msg=f'{name} {key}')
+    for key in algorithm.training_peak_keys:
+        np.testing.assert_allclose(
+            float(fused[key]),
+            max(float(one[key.removesuffix('-max')]) for one in singles),
+            rtol=1e-5, atol=1e-6, err_msg=f'{name} {key}')
     changed = False
     for key in after_fused:
         for a, b, before in zip(after_fused[key], after_single[key],
@@ -108,6 +117,9 @@ def test_an_update_returns_the_named_scalars_an_epoch_reports(trained):
     result = runner.train()
     for key in keys:
         assert math.isfinite(result[key]), (name, key)
+    # Every agent with critics reports its largest single-update loss.
+    assert runner.algorithm.training_peak_keys == ('Q_loss-max',), name
+    assert result['Q_loss-max'] >= result['Q_loss'] * (1 - 1e-6), name
     # (The update's own and its critic head's: categorical critics add
     # their clipped share.)
     diagnostics = runner.algorithm._update_with_head_diagnostics(

@@ -47,7 +47,8 @@ A new algorithm is its own file beside sac.py: a subclass of
 
 - ``_update(batch)``: one update on a minibatch of tensors (B, ...); returns
   its diagnostics as a dict of scalars, {name: value}. The names are the
-  columns of progress.csv (each the mean over an epoch's updates); the
+  columns of progress.csv (each the mean over an epoch's updates; for
+  ``PEAK_KEYS``, also the largest single update's, '<name>-max'); the
   skeleton reads them off a trace of ``_update``
   (``training_diagnostic_keys``), so no separate list of names has to match
   the update;
@@ -118,6 +119,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     # The decoupled weight decay of the critics' and the policy's optimizers
     # (AdamW's), or None: the WeightDecay part sets it (weight_decay.py).
     weight_decay = None
+    # Diagnostics whose largest single-update value is reported too
+    # ('Q_loss-max'): an epoch's mean hides one update's runaway loss.
+    PEAK_KEYS = ('Q_loss',)
 
     def __init__(self,
                  training_environment,
@@ -231,6 +235,11 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         """One update on ``batch`` (tensors (B, ...)); returns its
         diagnostics, {name: scalar tensor}."""
         raise NotImplementedError
+
+    @property
+    def training_peak_keys(self):
+        return tuple(f'{key}-max' for key in self.PEAK_KEYS
+                     if key in self.training_diagnostic_keys)
 
     @functools.cached_property
     def training_diagnostic_keys(self):
@@ -361,25 +370,33 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     def _fused_updates_impl(self, batches):
         """Runs one update per leading index of ``batches``; returns the
-        mean of each diagnostic over them, {name: scalar}, and the values
-        the policy's numpy copy is then loaded from ('acting_weights')."""
+        mean of each diagnostic over them and the largest of each of
+        ``PEAK_KEYS`` ('<name>-max'), {name: scalar}, and the values the
+        policy's numpy copy is then loaded from ('acting_weights')."""
         n_updates = tf.shape(batches['actions'])[0]
-        # The loop carries the sums, so they start with every name.
+        # The loop carries the sums and peaks, so they start with every name.
         sums = {key: tf.zeros(()) for key in self.training_diagnostic_keys}
+        peaks = {key: tf.fill((), float('-inf')) for key in self.PEAK_KEYS
+                 if key in sums}
 
-        def update(i, sums):
-            diagnostics = self._counted_update(
-                tf.nest.map_structure(lambda x: x[i], batches))
-            return i + 1, {key: total + tf.cast(diagnostics[key], tf.float32)
-                           for key, total in sums.items()}
+        def update(i, sums, peaks):
+            diagnostics = {key: tf.cast(value, tf.float32) for key, value in
+                           self._counted_update(tf.nest.map_structure(
+                               lambda x: x[i], batches)).items()}
+            return (i + 1,
+                    {key: total + diagnostics[key]
+                     for key, total in sums.items()},
+                    {key: tf.maximum(peak, diagnostics[key])
+                     for key, peak in peaks.items()})
 
-        _, sums = tf.while_loop(lambda i, _: i < n_updates, update,
-                                (tf.constant(0), sums),
-                                maximum_iterations=n_updates)
+        _, sums, peaks = tf.while_loop(
+            lambda i, *_: i < n_updates, update,
+            (tf.constant(0), sums, peaks), maximum_iterations=n_updates)
         means = {key: total / tf.cast(n_updates, tf.float32)
                  for key, total in sums.items()}
         # Read after the loop (automatic control dependencies order them).
-        return {'diagnostics': means,
+        return {'diagnostics': {**means, **{f'{key}-max': peak
+                                            for key, peak in peaks.items()}},
                 'acting_weights': [variable.read_value() for variable
                                    in self._policy.acting_variables()]}
 
@@ -394,9 +411,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         outputs = self._fused_updates(batches)
         self._policy.set_acting_weights(
             [value.numpy() for value in outputs['acting_weights']])
-        means = outputs['diagnostics']
-        return {key: float(means[key])
-                for key in self.training_diagnostic_keys}
+        diagnostics = outputs['diagnostics']
+        return {key: float(diagnostics[key]) for key in (
+            *self.training_diagnostic_keys, *self.training_peak_keys)}
 
     # State -------------------------------------------------------------------
 

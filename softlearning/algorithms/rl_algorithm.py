@@ -122,6 +122,9 @@ class RLAlgorithm:
     # Names of the floats ``_do_training`` returns; reported as NaN in epochs
     # without updates so that every epoch's result has the same columns.
     training_diagnostic_keys = ()
+    # Names ``_do_training`` also returns whose epoch value is the largest
+    # over the epoch's calls, not their mean.
+    training_peak_keys = ()
 
     def _do_training(self, batches):
         """Runs ``len(batches)`` gradient updates; returns a dict of floats."""
@@ -332,6 +335,10 @@ class RLAlgorithm:
             values = np.array(training_stats[key], dtype=np.float64)
             diagnostics[key] = float(
                 np.sum(values[:, 0] * values[:, 1]) / np.sum(values[:, 1]))
+        for key in self.training_peak_keys:
+            diagnostics[key] = max((value for value, _ in
+                                    training_stats.get(key, ())),
+                                   default=float('nan'))
         if self._pool.size > 0:
             batch = self._pool.random_batch(self._batch_size)
             diagnostics['policy'] = self._policy.get_diagnostics(
