@@ -8,7 +8,8 @@ td3.py). It owns the loop and what every such algorithm needs:
   ``tf.function`` call, a loop inside the graph over K minibatches drawn
   beforehand and stacked to (K, B, ...), so TensorFlow's per-call dispatch
   is paid once per K updates; it returns {name: mean over the K} of the
-  update's diagnostics and the policy's new weights, which the numpy copy
+  update's diagnostics (and of ``PEAK_KEYS``, '<name>-max': the largest of
+  the K) and the policy's new weights, which the numpy copy
   that acts is loaded from (so no variable is read from Python);
 - the Q-functions and the target update ``Q' <- tau * Q + (1 - tau) * Q'``
   every ``target_update_interval`` updates (``tau = 1``: hard copies);
@@ -47,8 +48,7 @@ A new algorithm is its own file beside sac.py: a subclass of
 
 - ``_update(batch)``: one update on a minibatch of tensors (B, ...); returns
   its diagnostics as a dict of scalars, {name: value}. The names are the
-  columns of progress.csv (each the mean over an epoch's updates; for
-  ``PEAK_KEYS``, also the largest single update's, '<name>-max'); the
+  columns of progress.csv (each the mean over an epoch's updates); the
   skeleton reads them off a trace of ``_update``
   (``training_diagnostic_keys``), so no separate list of names has to match
   the update;
@@ -119,8 +119,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
     # The decoupled weight decay of the critics' and the policy's optimizers
     # (AdamW's), or None: the WeightDecay part sets it (weight_decay.py).
     weight_decay = None
-    # Diagnostics whose largest single-update value is reported too
-    # ('Q_loss-max'): an epoch's mean hides one update's runaway loss.
+    # Also reported as the largest single update's ('Q_loss-max').
     PEAK_KEYS = ('Q_loss',)
 
     def __init__(self,
@@ -238,8 +237,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     @property
     def training_peak_keys(self):
-        return tuple(f'{key}-max' for key in self.PEAK_KEYS
-                     if key in self.training_diagnostic_keys)
+        return tuple(f'{key}-max' for key in self.PEAK_KEYS)
 
     @functools.cached_property
     def training_diagnostic_keys(self):
@@ -370,22 +368,19 @@ class FusedUpdateAlgorithm(RLAlgorithm):
 
     def _fused_updates_impl(self, batches):
         """Runs one update per leading index of ``batches``; returns the
-        mean of each diagnostic over them and the largest of each of
-        ``PEAK_KEYS`` ('<name>-max'), {name: scalar}, and the values the
-        policy's numpy copy is then loaded from ('acting_weights')."""
+        mean of each diagnostic over them (and the peaks), {name: scalar},
+        and the values the policy's numpy copy is then loaded from."""
         n_updates = tf.shape(batches['actions'])[0]
         # The loop carries the sums and peaks, so they start with every name.
         sums = {key: tf.zeros(()) for key in self.training_diagnostic_keys}
-        peaks = {key: tf.fill((), float('-inf')) for key in self.PEAK_KEYS
-                 if key in sums}
+        peaks = {key: tf.fill((), float('-inf')) for key in self.PEAK_KEYS}
 
         def update(i, sums, peaks):
             diagnostics = {key: tf.cast(value, tf.float32) for key, value in
                            self._counted_update(tf.nest.map_structure(
                                lambda x: x[i], batches)).items()}
-            return (i + 1,
-                    {key: total + diagnostics[key]
-                     for key, total in sums.items()},
+            return (i + 1, {key: total + diagnostics[key]
+                            for key, total in sums.items()},
                     {key: tf.maximum(peak, diagnostics[key])
                      for key, peak in peaks.items()})
 
@@ -411,9 +406,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         outputs = self._fused_updates(batches)
         self._policy.set_acting_weights(
             [value.numpy() for value in outputs['acting_weights']])
-        diagnostics = outputs['diagnostics']
-        return {key: float(diagnostics[key]) for key in (
-            *self.training_diagnostic_keys, *self.training_peak_keys)}
+        return {key: float(value)
+                for key, value in outputs['diagnostics'].items()}
 
     # State -------------------------------------------------------------------
 
