@@ -309,16 +309,20 @@ def improvement(here, suite):
 
 
 @functools.lru_cache(maxsize=None)
+def suite_folders(suite):
+    """The committed trial folders of ``suite`` (SUITES' globs)."""
+    return sorted(path for pattern in SUITES[suite]['runs']
+                  for path in glob.glob(os.path.join(RESULTS, pattern))
+                  if os.path.isdir(path))
+
+
 def _runs(suite):
     from softlearning.analysis import load_trials
     from softlearning.analysis.benchmark_runs import collect_runs
-    spec = SUITES[suite]
-    folders = sorted(path for pattern in spec['runs']
-                     for path in glob.glob(os.path.join(RESULTS, pattern))
-                     if os.path.isdir(path))
+    folders = suite_folders(suite)
     if not folders:  # a suite under way
         return []
-    runs, _ = collect_runs(load_trials(folders), spec['steps'])
+    runs, _ = collect_runs(load_trials(folders), SUITES[suite]['steps'])
     return runs
 
 

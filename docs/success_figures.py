@@ -59,13 +59,10 @@ def success_rates(here, suite):
 def _all_trials(suite):
     """(agent, task, folder) of every committed run of ``suite``,
     finished or not: a curve shows how far an unfinished run got."""
-    import glob
-    from generated_tables import SUITES
+    from generated_tables import suite_folders
     from softlearning.analysis import load_trials
     from softlearning.analysis.benchmark_runs import TASK_KEY, Agent
-    folders = sorted(path for pattern in SUITES[suite]['runs']
-                     for path in glob.glob(os.path.join(RESULTS, pattern))
-                     if os.path.isdir(path))
+    folders = suite_folders(suite)
     return [(Agent.of(trial).name, trial.params[TASK_KEY], trial.path)
             for trial in (load_trials(folders) if folders else [])]
 
