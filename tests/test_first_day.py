@@ -77,12 +77,15 @@ def test_config_values_out_of_their_range_are_refused(setting, needles):
     ('discount', {'grid_search': [0.9, 0.99]}, True),
     ('batch_size', {'randint': [0, 64]}, False),
     ('batch_size', {'randint': [1, 64]}, True),
+    ('random_action_probability', 0.3, True),
+    ('random_action_probability', 1.2, False),
 ])
 def test_ranges_of_config_values(key, value, accepted):
     from softlearning.experiments.config import value_types
     defaults = {'discount': 0.99, 'tau': 5e-3, 'policy_lr': 3e-4,
                 'alpha_lr': 3e-4, 'batch_size': 256,
-                'hidden_layer_sizes': [256, 256], 'relabeled_goals': 4}
+                'hidden_layer_sizes': [256, 256], 'relabeled_goals': 4,
+                'random_action_probability': 0.0}
     check = lambda: value_types.check_value(
         f'algorithm_params.config.{key}', value, defaults[key])
     if accepted:

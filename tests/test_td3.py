@@ -138,10 +138,10 @@ def test_training_epochs_yield_td3_diagnostics():
 
 # The deterministic policy ----------------------------------------------------------
 
-def deterministic_policies(exploration_noise=0.1, seed=0):
+def deterministic_policies(exploration_noise=0.1, seed=0, **config):
     params = {'class_name': 'FeedforwardDeterministicPolicy',
               'config': {'hidden_layer_sizes': (8, 8),
-                         'exploration_noise': exploration_noise}}
+                         'exploration_noise': exploration_noise, **config}}
 
     class Spec:
         observation_shapes = OBSERVATION_SHAPES
@@ -180,6 +180,36 @@ def test_exploration_noise_is_gaussian_around_mu_and_clipped():
     quiet.set_weights(tf_policy.get_weights())
     np.testing.assert_allclose(quiet.actions_np(batch),
                                mu, rtol=1e-5, atol=1e-6)
+
+
+def test_random_actions_replace_a_share_of_the_noisy_ones():
+    """random_action_probability=0.3 (the HER papers'): about 30% of the
+    steps act uniformly in [-1, 1], the others with mu(s) and its noise;
+    evaluation acts with mu(s); the numpy copy a sampler actor acts with
+    and the target policy keep the setting."""
+    tf_policy, np_policy = deterministic_policies(
+        exploration_noise=0.0, random_action_probability=0.3)
+    np_policy.set_weights(tf_policy.get_weights())
+    batch = {key: np.repeat(value[:1], 20000, axis=0)
+             for key, value in observations(1).items()}
+    mu = tf_policy.actions(as_tensors(batch)).numpy()
+    for policy in (tf_policy, np_policy):
+        actions = policy.actions_np(batch)
+        random = np.any(np.abs(actions - mu) > 1e-5, axis=1)
+        assert abs(random.mean() - 0.3) < 0.015, random.mean()
+        np.testing.assert_allclose(actions[~random], mu[~random],
+                                   rtol=1e-5, atol=1e-6)
+        uniform = actions[random]
+        assert np.all(np.abs(uniform) <= 1.0)
+        assert abs(uniform.mean()) < 0.02
+        assert abs(uniform.std() - 1 / np.sqrt(3)) < 0.02
+        with policy.set_deterministic(True):
+            np.testing.assert_allclose(policy.actions_np(batch), mu,
+                                       rtol=1e-5, atol=1e-6)
+    assert np_policy.random_action_probability == 0.3
+    assert tf_policy.clone().random_action_probability == 0.3
+    with pytest.raises(ValueError, match='random_action_probability'):
+        deterministic_policies(random_action_probability=1.5)
 
 
 def test_target_policy_is_a_copy_with_its_own_weights():

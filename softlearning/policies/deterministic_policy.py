@@ -4,7 +4,8 @@ The updates use mu(s) itself (``actions``; TD3 adds its target-smoothing
 noise in the algorithm). Collecting experience adds Gaussian exploration
 noise, a = clip(mu(s) + N(0, sigma^2), -1, 1), in the numpy acting path
 that samplers (in-process or in actors) use: sigma is ``exploration_noise``,
-or FastTD3's per-episode draw between ``std_min`` and ``std_max``
+or FastTD3's per-episode draw between ``std_min`` and ``std_max``, and
+with probability ``random_action_probability`` a uniform action
 (exploration_noise.py). Deterministic mode (evaluation, ``simulate``,
 export) acts with mu(s).
 """
@@ -21,12 +22,18 @@ class FeedforwardDeterministicPolicy(NoisyDeterministicActing,
     numpy_class = NumpyDeterministicPolicy
     default_name = 'feedforward_deterministic_policy'
 
-    def __init__(self, *args, exploration_noise=0.1, **kwargs):
+    def __init__(self, *args, exploration_noise=0.1,
+                 random_action_probability=0.0, **kwargs):
         """``exploration_noise``: sigma, or {'std_min': low, 'std_max':
-        high} for a sigma drawn per episode (exploration_noise.py)."""
+        high} for a sigma drawn per episode; ``random_action_probability``:
+        the share of steps acting uniformly at random
+        (exploration_noise.py)."""
         super().__init__(*args, **kwargs)
-        self._set_exploration_noise(exploration_noise)
+        self._set_exploration_noise(exploration_noise,
+                                    random_action_probability)
         self._config['exploration_noise'] = self.exploration_noise
+        self._config['random_action_probability'] = (
+            self.random_action_probability)
 
     # TensorFlow path (inside compiled updates) ---------------------------
 

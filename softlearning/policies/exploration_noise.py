@@ -10,6 +10,12 @@ DDPG, FastTD3): ``exploration_noise`` in the policy's config.
   others act nearly greedily; a sampler with one environment goes through
   such sigmas one episode after another.
 
+``random_action_probability`` p (default 0): each collecting step acts
+uniformly at random in [-1, 1] with probability p instead, the exploration
+of the HER papers' DDPG (p = 0.3 beside sigma = 0.2 on the Fetch tasks),
+where a policy must stumble on the block before any goal moves. With p = 0
+nothing is drawn for it, so runs without it keep their random streams.
+
 The episode's sigma is the policy's per-episode state (``BasePolicy.step``:
 None when an episode starts), which every sampler keeps with its running
 episode and its checkpoints (samplers/episode_stepper.py), in the learner's
@@ -57,14 +63,22 @@ class ExplorationNoise:
 
 
 def noisy_deterministic_actions(actions, std, np_random,
-                                deterministic=False):
+                                deterministic=False, random_probability=0.0):
     """clip(mu(s) + N(0, std^2), -1, 1), ``std`` a number or one per row
-    (B, 1); mu(s) itself when deterministic (evaluation) or std is 0."""
-    if deterministic or not np.any(std):
+    (B, 1), each row replaced by a uniform action with probability
+    ``random_probability``; mu(s) itself when deterministic (evaluation)
+    or when both are 0."""
+    if deterministic:
         return actions
-    noise = np.asarray(std, np.float32) * np_random.standard_normal(
-        actions.shape, dtype=np.float32)
-    return np.clip(actions + noise, -1.0, 1.0)
+    if np.any(std):
+        noise = np.asarray(std, np.float32) * np_random.standard_normal(
+            actions.shape, dtype=np.float32)
+        actions = np.clip(actions + noise, -1.0, 1.0)
+    if random_probability > 0:
+        rows = np_random.random(len(actions)) < random_probability
+        actions = np.where(rows[:, None], np_random.uniform(
+            -1.0, 1.0, actions.shape).astype(actions.dtype), actions)
+    return actions
 
 
 class NoisyDeterministicActing:
@@ -72,7 +86,12 @@ class NoisyDeterministicActing:
     TensorFlow deterministic policies (before their base), whose networks
     give mu(s) = tanh(f(s))."""
 
-    def _set_exploration_noise(self, exploration_noise):
+    def _set_exploration_noise(self, exploration_noise,
+                               random_action_probability=0.0):
+        if not 0.0 <= float(random_action_probability) <= 1.0:
+            raise ValueError(f"random_action_probability must be in [0, 1]; "
+                             f"got {random_action_probability!r}")
+        self.random_action_probability = float(random_action_probability)
         self._exploration_noise = ExplorationNoise(exploration_noise)
         if self._exploration_noise.per_episode and self.is_recurrent:
             raise ValueError(
@@ -87,8 +106,9 @@ class NoisyDeterministicActing:
         if std is None and not self._deterministic:
             std = self._exploration_noise.episode_std(
                 self._np_random, (len(outputs), 1))
-        return noisy_deterministic_actions(outputs, std, self._np_random,
-                                           self._deterministic)
+        return noisy_deterministic_actions(
+            outputs, std, self._np_random, self._deterministic,
+            self.random_action_probability)
 
     def step(self, observation, state=None):
         """With a per-episode sigma, the state is the episode's sigma:

@@ -228,14 +228,17 @@ class NumpyDeterministicPolicy(NoisyDeterministicActing, NumpyMLPPolicy):
     """The acting half of ``FeedforwardDeterministicPolicy``, without
     TensorFlow: a = tanh(f(s)), with Gaussian exploration noise
     (``exploration_noise``: a standard deviation, or a per-episode one
-    drawn between ``std_min`` and ``std_max``, exploration_noise.py) unless
+    drawn between ``std_min`` and ``std_max``) and uniform actions with
+    probability ``random_action_probability`` (exploration_noise.py) unless
     deterministic."""
 
     output_activation = 'tanh'
 
-    def __init__(self, *args, exploration_noise=0.1, **kwargs):
+    def __init__(self, *args, exploration_noise=0.1,
+                 random_action_probability=0.0, **kwargs):
         super().__init__(*args, **kwargs)
-        self._set_exploration_noise(exploration_noise)
+        self._set_exploration_noise(exploration_noise,
+                                    random_action_probability)
 
 
 class RecurrentActing:

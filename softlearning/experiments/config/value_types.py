@@ -57,6 +57,7 @@ RANGES = {
     'eval_n_episodes': _AT_LEAST_0,
     'n_initial_exploration_steps': _AT_LEAST_0,
     'relabeled_goals': _AT_LEAST_0,
+    'random_action_probability': ('in [0, 1]', _between(0, 1)),
 }
 _POSITIVE = ('above 0', lambda value: value > 0)
 
