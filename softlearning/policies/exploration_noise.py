@@ -63,19 +63,20 @@ class ExplorationNoise:
 
 
 def noisy_deterministic_actions(actions, std, np_random,
-                                deterministic=False, random_probability=0.0):
+                                deterministic=False,
+                                random_action_probability=0.0):
     """clip(mu(s) + N(0, std^2), -1, 1), ``std`` a number or one per row
     (B, 1), each row replaced by a uniform action with probability
-    ``random_probability``; mu(s) itself when deterministic (evaluation)
-    or when both are 0."""
+    ``random_action_probability``; mu(s) itself when deterministic
+    (evaluation) or when both are 0."""
     if deterministic:
         return actions
     if np.any(std):
         noise = np.asarray(std, np.float32) * np_random.standard_normal(
             actions.shape, dtype=np.float32)
         actions = np.clip(actions + noise, -1.0, 1.0)
-    if random_probability > 0:
-        rows = np_random.random(len(actions)) < random_probability
+    if random_action_probability > 0:
+        rows = np_random.random(len(actions)) < random_action_probability
         actions = np.where(rows[:, None], np_random.uniform(
             -1.0, 1.0, actions.shape).astype(actions.dtype), actions)
     return actions
