@@ -155,27 +155,22 @@ def test_critics_trace_lines_up_runs_by_step(tmp_path, monkeypatch):
         '| 30k |  |  |  |  | 110.1 | 19.0 | 0.07 | 0.00071 |']
 
 
-def test_success_by_step_shows_unfinished_runs_every_n_steps(monkeypatch):
+def test_success_by_step_shows_unfinished_runs_every_n_steps(tmp_path,
+                                                              monkeypatch):
     """An unfinished run's curve is shown as far as it got (a blank cell
     after), and ``every`` keeps the steps that are its multiples."""
     import success_figures
     progress = {'done': [(5000, 0.1), (10000, 0.3), (15000, 0.5),
                          (20000, 0.9)],
                 'partial': [(5000, 0.0), (10000, 0.2)]}
-
-    def trials(suite):
-        return [(f'{name} SAC', 'gym/FetchPush/v4', name)
-                for name in progress]
-
-    def read_csv(path):
-        import pandas as pd
-        rows = progress[os.path.dirname(path)]
-        return pd.DataFrame({'total_timestep': [row[0] for row in rows],
-                             'evaluation/success-rate': [row[1] for row in rows]})
-
-    import pandas
-    monkeypatch.setattr(success_figures, '_all_trials', trials)
-    monkeypatch.setattr(pandas, 'read_csv', read_csv)
+    for name, rows in progress.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / 'progress.csv').write_text('\n'.join(
+            ['total_timestep,evaluation/success-rate',
+             *(f'{step},{rate}' for step, rate in rows)]) + '\n')
+    monkeypatch.setattr(success_figures, '_all_trials', lambda suite: [
+        (f'{name} SAC', 'gym/FetchPush/v4', str(tmp_path / name))
+        for name in progress])
     lines = success_figures.success_by_step('', 'any', every='10000'
                                             ).splitlines()
     assert lines[0].startswith('Evaluation success rate by step, every '
