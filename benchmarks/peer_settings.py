@@ -3,8 +3,10 @@ environment) cell's variant is built as softlearning builds it (presets,
 per-domain overrides, constructor defaults), and the entries a peer can
 take are copied from it, under softlearning's names (params.json's
 ``algorithm_params.config``), then turned into the peer's constructor
-arguments. The suite's ``config`` overrides are softlearning's only: they
-are not applied here (benchmarks/peers.py's docstring).
+arguments. The suite's ``config`` overrides are applied to that variant
+first, as softlearning's benchmark applies them: the peers take those
+among the entries below, and the rest (softlearning's own machinery:
+fused steps, initializers) are softlearning's only.
 
 Runs in softlearning's interpreter (the host side); the worker gets the
 constructor arguments as JSON.
@@ -57,6 +59,19 @@ COMMON_ENTRIES = {
     'n_Q_functions': 'Q_params.config.n_Q_functions',
     'replay_pool_max_size': 'replay_pool_params.config.max_size',
 }
+# Entries a run's settings carry only where the preset leaves their
+# defaults (one environment per sampler, plain MLPs): every other run's
+# settings stay as they were.
+VECTOR_ENTRIES = {
+    'envs_per_sampler': ('sampler_params.config.envs_per_sampler', 1),
+    'network': ('policy_params.config.network', 'mlp'),
+    'Q_network': ('Q_params.config.network', 'mlp'),
+}
+# softlearning's networks the peers can build, and whether the peer then
+# normalizes the observations (VecNormalize, from the environment steps'
+# running statistics; softlearning's normalized_mlp keeps those of the
+# batches its updates train on, relabeled goals included).
+PEER_NETWORKS = {'mlp': False, 'normalized_mlp': True}
 SAC_ENTRIES = {
     'alpha_lr': 'algorithm_params.config.alpha_lr',
     'initial_alpha': 'algorithm_params.config.initial_alpha',
@@ -121,14 +136,15 @@ def _entry(variant, dotted):
     return node
 
 
-def preset_settings(algorithm, environment, library=None):
+def preset_settings(algorithm, environment, library=None, overrides=None):
     """The settings of softlearning's preset of ``algorithm`` on
     ``environment`` ('gym/Hopper/v5') that the peers take, under
-    softlearning's names (``library``: whose TQC critic count)."""
+    softlearning's names (``library``: whose TQC critic count), after the
+    suite's ``overrides`` (its ``config``: dotted variant entries)."""
     universe, domain, task = environment.split('/')
     variant = experiments.variant_spec(algorithm=algorithm,
                                        universe=universe, domain=domain,
-                                       task=task)
+                                       task=task, config=overrides or {})
     return variant_settings(algorithm, environment, variant, library)
 
 
@@ -161,6 +177,22 @@ def variant_settings(algorithm, environment, variant, library=None):
             f"{algorithm} on {environment}: the peers' {algorithm} has one "
             f"network size for actor and critics; softlearning's preset has "
             f"{config['hidden_layer_sizes']} and {critic_sizes}.")
+    entries = {name: _entry(variant, entry)
+               for name, (entry, _) in VECTOR_ENTRIES.items()}
+    if any(entries[name] != default
+           for name, (_, default) in VECTOR_ENTRIES.items()):
+        config.update(entries)
+    for name in ('network', 'Q_network'):
+        if entries[name] not in PEER_NETWORKS:
+            raise SuiteError(
+                f"{algorithm} on {environment}: the peers build networks "
+                f"{', '.join(PEER_NETWORKS)}, not the preset's "
+                f"{entries[name]!r}.")
+    if entries['network'] != entries['Q_network']:
+        raise SuiteError(
+            f"{algorithm} on {environment}: the peers normalize the "
+            "observations for actor and critics alike; the preset's networks "
+            f"are {entries['network']!r} and {entries['Q_network']!r}.")
     if config['activation'] not in PEER_ACTIVATIONS:
         raise SuiteError(
             f"{algorithm}: the peers build activations "
@@ -179,8 +211,17 @@ def settings(algorithm, environment, suite, preset=None, library=None):
     (``preset``, or read now for ``library``), then the suite's
     protocol."""
     config = dict(preset or preset_settings(algorithm, environment,
-                                            library))
+                                            library, suite.config))
     evaluation = suite.evaluation
+    envs = config.get('envs_per_sampler', 1)
+    for name, steps in (('steps', suite.steps),
+                        ('evaluation interval', evaluation['interval']),
+                        ('warmup_steps', suite.warmup_steps)):
+        if steps % envs:
+            raise SuiteError(
+                f"{algorithm} on {environment}: the suite's {name} "
+                f"({steps}) is not a multiple of the preset's {envs} "
+                "environments per sampler, which the peers step together.")
     config.update({
         'n_initial_exploration_steps': suite.warmup_steps,
         'initial_exploration_policy': 'uniform',
@@ -221,8 +262,7 @@ def constructor_arguments(library, algorithm, config):
         'batch_size': config['batch_size'],
         'tau': config['tau'],
         'gamma': config['discount'],
-        'train_freq': config['train_every_n_steps'],
-        'gradient_steps': config['n_train_repeat'],
+        **update_schedule(config),
         'policy_kwargs': {
             'net_arch': list(config['hidden_layer_sizes']),
             'activation_fn': config['activation'],
@@ -271,6 +311,32 @@ def constructor_arguments(library, algorithm, config):
     return arguments
 
 
+def update_schedule(config):
+    """SB3's ``train_freq`` and ``gradient_steps`` for softlearning's
+    updates per step: SB3 counts ``train_freq`` in steps of its vector of
+    ``envs_per_sampler`` environments, each of them that many transitions."""
+    envs = config.get('envs_per_sampler', 1)
+    every, repeat = config['train_every_n_steps'], config['n_train_repeat']
+    if (envs * repeat) % every == 0:
+        return {'train_freq': 1, 'gradient_steps': envs * repeat // every}
+    if every % envs == 0:
+        return {'train_freq': every // envs, 'gradient_steps': repeat}
+    raise SuiteError(
+        f"{repeat} update(s) every {every} steps with {envs} environments "
+        "per step: the peers update after whole steps of all their "
+        "environments; make train_every_n_steps a multiple or a divisor of "
+        f"{envs} times n_train_repeat.")
+
+
+def environments(config):
+    """params.json's ``benchmark.constructor.environments`` (of a config
+    with VECTOR_ENTRIES): how many the peer steps at once (SB3's
+    DummyVecEnv) and whether it normalizes their observations
+    (VecNormalize)."""
+    return {'count': config['envs_per_sampler'],
+            'normalize_observations': PEER_NETWORKS[config['network']]}
+
+
 def is_goal_conditioned(config):
     """Whether the run's preset replays with hindsight: a goal-conditioned
     task, of Dict observations."""
@@ -299,5 +365,8 @@ def constructor(library, algorithm, config, peer_defaults=False):
         'class': PEER_CLASSES[algorithm],
         'policy': ('MultiInputPolicy' if is_goal_conditioned(config)
                    else 'MlpPolicy'),
+        # (Only where they differ from one environment, not normalized.)
+        **({'environments': environments(config)}
+           if 'envs_per_sampler' in config and not peer_defaults else {}),
         'kwargs': (peer_default_arguments(library, config) if peer_defaults
                    else constructor_arguments(library, algorithm, config))}

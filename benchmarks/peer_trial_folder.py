@@ -233,14 +233,18 @@ def rewind_progress(folder, timestep):
     os.replace(path + '.tmp', path)
 
 
-def save_checkpoint(model, folder, record):
-    """The model and its replay buffer at ``record['total_timestep']``;
-    the record is written last, then older files are removed."""
+def save_checkpoint(model, folder, record, normalizer=None):
+    """The model and its replay buffer at ``record['total_timestep']``
+    (and the VecNormalize ``normalizer``'s statistics, if any); the record
+    is written last, then older files are removed."""
     directory = os.path.join(folder, CHECKPOINT_DIR)
     os.makedirs(directory, exist_ok=True)
     step = record['total_timestep']
     record = {**record, 'model': f'model-{step}.zip',
               'replay_buffer': f'replay_buffer-{step}.pkl'}
+    if normalizer is not None:
+        record['normalization'] = f'normalization-{step}.pkl'
+        normalizer.save(os.path.join(directory, record['normalization']))
     model.save(os.path.join(directory, record['model']))
     model.save_replay_buffer(os.path.join(directory, record['replay_buffer']))
     path = os.path.join(directory, CHECKPOINT_FILE)
@@ -251,5 +255,5 @@ def save_checkpoint(model, folder, record):
     os.replace(path + '.tmp', path)
     for name in os.listdir(directory):
         if name not in (CHECKPOINT_FILE, record['model'],
-                        record['replay_buffer']):
+                        record['replay_buffer'], record.get('normalization')):
             os.remove(os.path.join(directory, name))

@@ -10,7 +10,7 @@ library, algorithm, gymnasium_id, seed, steps, training_seconds (a
 per-hour suite's budget of collecting and training, or null), cpu (the
 machine's, for progress.csv), evaluation
 {episodes, first_seed, interval}, constructor {module, class, policy,
-kwargs}, resume (a checkpoint record to go on from, or null) and
+kwargs, environments {count, normalize_observations}}, resume (a checkpoint record to go on from, or null) and
 robotics_module and dm_control_module (the paths of softlearning's
 environments/adapters/robotics.py and dm_control_gymnasium.py) and
 environment_kwargs (the suite's, for dm_control: its action repeat).
@@ -73,6 +73,31 @@ def make_environment(environment_id, spec):
     return gym.make(environment_id)
 
 
+def training_environments(environment_id, spec, resume):
+    """The environment the peer trains on: one, or
+    ``constructor.environments.count`` stepped together (SB3's DummyVecEnv),
+    behind VecNormalize where ``normalize_observations`` says so (its
+    statistics restored from the checkpoint on resume). Returns
+    (environment, its VecNormalize or None)."""
+    settings = spec['constructor'].get('environments') or {}
+    count = settings.get('count', 1)
+    normalize = settings.get('normalize_observations', False)
+    if count == 1 and not normalize:
+        return make_environment(environment_id, spec), None
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+    vector = DummyVecEnv([lambda: make_environment(environment_id, spec)]
+                         * count)
+    if not normalize:
+        return vector, None
+    if resume:
+        normalizer = VecNormalize.load(
+            os.path.join(spec['folder'], CHECKPOINT_DIR,
+                         resume['normalization']), vector)
+    else:
+        normalizer = VecNormalize(vector, norm_obs=True, norm_reward=False)
+    return normalizer, normalizer
+
+
 def episode_success(info):
     """The episode's success from its last step's ``info`` (None if the
     environment reports none)."""
@@ -80,16 +105,21 @@ def episode_success(info):
     return None if success is None else float(success)
 
 
-def evaluate(model, environment, episodes, first_seed):
+def evaluate(model, environment, episodes, first_seed, normalizer=None):
     """(returns, lengths, successes) of ``episodes`` deterministic episodes,
     episode i reset with seed ``first_seed + i``; successes: each one's
-    ``info['is_success']`` at its last step, None where not reported."""
+    ``info['is_success']`` at its last step, None where not reported.
+    ``normalizer``: the training's VecNormalize, whose statistics the policy
+    sees its observations through (not updated here)."""
     returns, lengths, successes = [], [], []
     for i in range(episodes):
         observation, _ = environment.reset(seed=first_seed + i)
         total, length, done, info = 0.0, 0, False, {}
         while not done:
-            action, _ = model.predict(observation, deterministic=True)
+            action, _ = model.predict(
+                observation if normalizer is None
+                else normalizer.normalize_obs(observation),
+                deterministic=True)
             observation, reward, terminated, truncated, info = (
                 environment.step(action))
             total += float(reward)
@@ -134,7 +164,9 @@ def train(spec):
             kwargs['replay_buffer_class'])
     noise = kwargs.pop('action_noise', None)
     environment_id, steps = spec['gymnasium_id'], spec['steps']
-    training_environment = make_environment(environment_id, spec)
+    resume = spec.get('resume')
+    training_environment, normalizer = training_environments(
+        environment_id, spec, resume)
     if noise is not None:
         import numpy as np
         from stable_baselines3.common.noise import NormalActionNoise
@@ -143,7 +175,6 @@ def train(spec):
             mean=np.full(n, noise['mean']), sigma=np.full(n, noise['sigma']))
     evaluation = spec['evaluation']
     evaluation_environment = make_environment(environment_id, spec)
-    resume = spec.get('resume')
     # Goal-conditioned tasks: the evaluations' success rate too.
     columns = PROGRESS_COLUMNS + (
         (SUCCESS_COLUMN,) if reports_success(evaluation_environment,
@@ -201,7 +232,7 @@ def train(spec):
             evaluation_start = time.perf_counter()
             returns, lengths, successes = evaluate(
                 self.model, evaluation_environment, evaluation['episodes'],
-                evaluation['first_seed'])
+                evaluation['first_seed'], normalizer)
             now = time.perf_counter()
             self.epoch += 1
             row = evaluation_row(
@@ -221,7 +252,8 @@ def train(spec):
             if step < steps and not final:
                 save_checkpoint(self.model, spec['folder'], {
                     'total_timestep': step, 'epoch': self.epoch,
-                    'time_total_s': now - start, 'training_seconds': spent})
+                    'time_total_s': now - start, 'training_seconds': spent},
+                    normalizer)
             self.excluded += time.perf_counter() - evaluation_start
 
     # Our progress.csv is the record; without a logger of its own, every

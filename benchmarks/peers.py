@@ -51,9 +51,9 @@ softlearning's own runner reads, read by its loader
 defaults); this script uses ``name``, ``algorithms``, ``environments``
 (``gym`` ones only, ``gym/HalfCheetah/v5`` is gymnasium's
 ``HalfCheetah-v5``), ``seeds``, ``steps``, ``warmup_steps`` and
-``evaluation``. ``options`` is ignored, and ``config``'s overrides are
-softlearning's only: they are not applied here (TQC's critic count is
-checked, above).
+``evaluation``. ``options`` is ignored; ``config``'s overrides apply to
+the settings the peers take (peer_settings.py), the others are
+softlearning's only (TQC's critic count is checked, above).
 
 Each (algorithm, environment, seed) trains in its own process of the peer's
 interpreter, one CPU thread each, pinned to a core of its own from the
@@ -239,9 +239,9 @@ def plan_runs(suite, library, output, algorithms, environments, seeds,
                 cell = (algorithm, environment)
                 if cell not in presets:  # one variant per cell
                     presets[cell] = ({'peer_defaults': True} if peer_defaults
-                                     else preset_settings(algorithm,
-                                                          environment,
-                                                          library))
+                                     else preset_settings(
+                                         algorithm, environment, library,
+                                         suite.config))
                 config = settings(algorithm, environment, suite,
                                   presets[cell])
                 runs.append({
@@ -370,8 +370,9 @@ def main(argv=None):
     except ExperimentError as error:
         parser.error(str(error))
     if suite.config:
-        print("The suite's 'config' overrides are softlearning's only: they "
-              "are not applied to the peers.")
+        print("The suite's 'config' overrides reach the peers through the "
+              "settings they take (peer_settings.py); the rest are "
+              "softlearning's only.")
     output = args.output or os.path.join(REPO, 'benchmarks', 'results',
                                          suite.name, args.library)
     try:

@@ -9,7 +9,7 @@ update, 1024 11 times (docs/benchmarks/performance.md); --config
 Q_params.config.hidden_layer_sizes=[1024,1024] for SBX's. The rest is
 SAC's."""
 
-from . import sac
+from . import common, sac
 
 # (The constructors' default width, so the variant below need not say it.)
 CRITIC_WIDTH = 256
@@ -31,6 +31,10 @@ POLICIES = ('gaussian',)
 
 DOMAINS = {
     **sac.DOMAINS,
+    # Batch renormalization normalizes the inputs itself: not SAC's
+    # normalized_mlp on the Fetch manipulation tasks.
+    **{f'gym/Fetch{task}': sac.FETCH_ALPHA_LR
+       for task in common.FETCH_MANIPULATION_TASKS},
     # The critics' batch renormalization never leaves its warm-up (batch
     # normalization with the minibatch's statistics throughout): on
     # Humanoid-v5 the preset's runs fell back once it switched to

@@ -4,6 +4,8 @@ Its learning rates (3e-4), discount (0.99), target smoothing (tau 0.005),
 initial temperature (1) and target entropy (-|A|) are the constructors'
 defaults (algorithms/sac.py, fused_updates.py)."""
 
+from . import common
+
 VARIANT = {
     'algorithm_params': {'class_name': 'SAC'},
     'policy_params': {'class_name': 'FeedforwardGaussianPolicy'},
@@ -12,6 +14,10 @@ VARIANT = {
 
 # The policies SAC trains (--policy); the first is the default.
 POLICIES = ('gaussian', 'recurrent')
+
+# The temperature's learning rate beside the others' on the Fetch tasks
+# (presets/common.py), as SB3's single learning rate has it.
+FETCH_ALPHA_LR = {'algorithm_params.config.alpha_lr': 1e-3}
 
 DOMAINS = {
     # Pendulum's 200-step episodes and small state learn faster with a
@@ -22,8 +28,10 @@ DOMAINS = {
         'algorithm_params.config.alpha_lr': 1e-3,
         'algorithm_params.config.eval_n_episodes': 5,
     },
-    # The temperature's learning rate beside the others' on the Fetch tasks
-    # (presets/common.py), as SB3's single learning rate has it.
-    **{f'gym/Fetch{task}': {'algorithm_params.config.alpha_lr': 1e-3}
-       for task in ('Reach', 'Push', 'PickAndPlace', 'Slide')},
+    'gym/FetchReach': FETCH_ALPHA_LR,
+    # Observations and goals normalized by running statistics on the
+    # manipulation tasks (presets/common.py's FETCH_MANIPULATION).
+    **{f'gym/Fetch{task}': {**FETCH_ALPHA_LR,
+                            **common.FETCH_NORMALIZED_INPUTS}
+       for task in common.FETCH_MANIPULATION_TASKS},
 }

@@ -4,6 +4,8 @@ clipped at 0.5, the policy and targets updated every 2 updates; learning
 rates 3e-4 as in the authors' later code (1e-3 in the paper, used on
 Pendulum). Those are the constructors' defaults (algorithms/td3.py)."""
 
+from . import common
+
 VARIANT = {
     'algorithm_params': {'class_name': 'TD3'},
     'policy_params': {'class_name': 'FeedforwardDeterministicPolicy'},
@@ -18,4 +20,6 @@ DOMAINS = {
         'algorithm_params.config.Q_lr': 1e-3,
         'algorithm_params.config.eval_n_episodes': 5,
     },
+    **{f'gym/Fetch{task}': common.FETCH_NORMALIZED_INPUTS
+       for task in common.FETCH_MANIPULATION_TASKS},
 }
