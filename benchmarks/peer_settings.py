@@ -317,6 +317,8 @@ def update_schedule(config):
     ``envs_per_sampler`` environments, each of them that many transitions."""
     envs = config.get('envs_per_sampler', 1)
     every, repeat = config['train_every_n_steps'], config['n_train_repeat']
+    if envs == 1:
+        return {'train_freq': every, 'gradient_steps': repeat}
     if (envs * repeat) % every == 0:
         return {'train_freq': 1, 'gradient_steps': envs * repeat // every}
     if every % envs == 0:

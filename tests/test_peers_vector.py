@@ -46,6 +46,7 @@ def push_run(tmp_path, suite_text=PUSH_SUITE):
 
 @pytest.mark.parametrize('envs, every, repeat, expected', [
     (1, 1, 1, {'train_freq': 1, 'gradient_steps': 1}),
+    (1, 2, 2, {'train_freq': 2, 'gradient_steps': 2}),
     (8, 4, 1, {'train_freq': 1, 'gradient_steps': 2}),
     (8, 1, 2, {'train_freq': 1, 'gradient_steps': 16}),
     (2, 8, 3, {'train_freq': 4, 'gradient_steps': 3}),
