@@ -272,11 +272,20 @@ print(peer_worker.reports_success(environment, 1000),
 PEER_PYTHON = os.environ.get('SOFTLEARNING_PEER_PYTHON')
 
 
-def run_worker(spec):
+def run_worker(spec, timeout=300):
     return subprocess.run(
         [PEER_PYTHON, peer_processes.WORKER, json.dumps(spec)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=timeout,
         env=peer_processes.peer_process_environment())
+
+
+def skip_without_sb3_and_robotics():
+    """Skips a test whose peer interpreter lacks SB3 or
+    gymnasium-robotics."""
+    if subprocess.run([PEER_PYTHON, '-c', 'import stable_baselines3, '
+                       'gymnasium_robotics'], capture_output=True).returncode:
+        pytest.skip(f'{PEER_PYTHON} has no stable_baselines3 or '
+                    'gymnasium_robotics')
 
 
 @pytest.mark.slow
@@ -288,10 +297,7 @@ def test_sb3_sac_with_her_on_fetch_reach_resumes(tmp_path):
     1,200 in all, 2 episodes every 600; then again from the checkpoint at
     600 (the buffer loaded with its environment), as the host resumes an
     unfinished run."""
-    if subprocess.run([PEER_PYTHON, '-c', 'import stable_baselines3, '
-                       'gymnasium_robotics'], capture_output=True).returncode:
-        pytest.skip(f'{PEER_PYTHON} has no stable_baselines3 or '
-                    'gymnasium_robotics')
+    skip_without_sb3_and_robotics()
     suite, run = fetch_run(tmp_path)
     params = peers.trial_params(suite, VERSIONS, run)
     folder = run['folder']

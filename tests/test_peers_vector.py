@@ -6,9 +6,7 @@ refusals of what the peers cannot match, and (with a peer library
 installed) a short SB3 run on FetchPush that resumes with its
 normalization's statistics."""
 
-import json
 import os
-import subprocess
 
 import pytest
 
@@ -17,6 +15,8 @@ import peer_processes
 import peer_settings
 import peer_trial_folder as folders
 import peers
+from test_peers_her import (PEER_PYTHON, run_worker,
+                             skip_without_sb3_and_robotics)
 from softlearning import experiments
 from softlearning.analysis import load_trials
 from softlearning.experiments import ExperimentError
@@ -129,9 +129,6 @@ def test_networks_the_peers_cannot_build_are_refused(tmp_path, config,
         push_run(tmp_path, PUSH_SUITE + "config:\n" + config)
 
 
-PEER_PYTHON = os.environ.get('SOFTLEARNING_PEER_PYTHON')
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not PEER_PYTHON, reason='no peer library: set '
                     'SOFTLEARNING_PEER_PYTHON to an interpreter with '
@@ -141,30 +138,21 @@ def test_sb3_on_fetch_push_resumes_with_its_normalization(tmp_path):
     VecNormalize: 1,200 warm-up steps, 1,600 in all, evaluated every 800;
     the checkpoint at 800 holds the normalization's statistics, and the
     run goes on from it."""
-    if subprocess.run([PEER_PYTHON, '-c', 'import stable_baselines3, '
-                       'gymnasium_robotics'], capture_output=True).returncode:
-        pytest.skip(f'{PEER_PYTHON} has no stable_baselines3 or '
-                    'gymnasium_robotics')
+    skip_without_sb3_and_robotics()
     suite, run = push_run(tmp_path)
     params = peers.trial_params(suite, VERSIONS, run)
     folder = run['folder']
     folders.write_params(folder, params)
 
-    def run_worker(record):
-        return subprocess.run(
-            [PEER_PYTHON, peer_processes.WORKER,
-             json.dumps(peer_processes.worker_spec(run, params, record))],
-            capture_output=True, text=True, timeout=600,
-            env=peer_processes.peer_process_environment())
-
-    result = run_worker(None)
+    result = run_worker(peer_processes.worker_spec(run, params, None), 600)
     assert result.returncode == 0, result.stderr
     record = folders.resumable(folder, params)
     assert record['total_timestep'] == 800
     assert os.path.exists(os.path.join(folder, folders.CHECKPOINT_DIR,
                                        record['normalization']))
     folders.rewind_progress(folder, 800)
-    result = run_worker(record)
+    result = run_worker(peer_processes.worker_spec(run, params, record),
+                        600)
     assert result.returncode == 0, result.stderr
     (trial,) = load_trials([folder])
     assert list(trial.progress['total_timestep']) == [800, 1600]
