@@ -10,7 +10,9 @@ library, algorithm, gymnasium_id, seed, steps, training_seconds (a
 per-hour suite's budget of collecting and training, or null), cpu (the
 machine's, for progress.csv), evaluation
 {episodes, first_seed, interval}, constructor {module, class, policy,
-kwargs, environments {count, normalize_observations}}, resume (a checkpoint record to go on from, or null) and
+kwargs, and environments {count, normalize_observations} where the preset
+steps several or normalizes them}, resume (a checkpoint record to go on
+from, or null) and
 robotics_module and dm_control_module (the paths of softlearning's
 environments/adapters/robotics.py and dm_control_gymnasium.py) and
 environment_kwargs (the suite's, for dm_control: its action repeat).

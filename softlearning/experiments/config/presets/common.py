@@ -61,15 +61,16 @@ DOMAINS = {
 # and learning rates 1e-3, as rl-baselines3-zoo's settings for them and the
 # HER papers; Reach: 1,000 warm-up steps and 20,000 in all (the zoo's).
 # Push, PickAndPlace and Slide (1,000,000 steps) as the HER papers'
-# many-worker DDPG sees them: three layers of 256, target smoothing 0.05,
-# and much more data per update
-# with far fewer updates per step: 8 environments per sampler, one update of
-# 1,024 transitions per 4 steps, observations and goals normalized by
-# running statistics in front of the actor and the critics (a normalized_mlp;
-# presets/sac.py, td3.py). One environment with one update of 256 per step
-# never left the at-goal start's share of successes on FetchPush in 300,000
-# steps; these settings did within 100,000 (docs/benchmarks/fetch-her.md).
-# The zoo's TQC has 512 x 3 and batches of 2,048: a GPU's setting.
+# many-worker DDPG sees them: three layers of 256, target smoothing 0.05, and
+# much more data per update with far fewer updates per step: 8 environments
+# per sampler, one update of 1,024 transitions per 4 steps, observations and
+# goals normalized by running statistics in front of the actor and the
+# critics (a normalized_mlp; presets/sac.py, td3.py). One environment with
+# one update of 256 per step never left the at-goal start's share of
+# successes on FetchPush in 300,000 steps; with these settings two of the
+# fetch_her suite's three seeds did within 100,000
+# (docs/benchmarks/fetch-her.md). The zoo's TQC has 512 x 3 and batches of
+# 2,048: a GPU's setting.
 FETCH = {
     'algorithm_params.config.discount': 0.95,
     'algorithm_params.config.policy_lr': 1e-3,
