@@ -2,8 +2,12 @@
 (benchmarks/, put on the import path as running the script does), a suite
 file, and trial folders written as a peer run writes them."""
 
+import json
 import os
+import subprocess
 import sys
+
+import pytest
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCHMARKS = os.path.join(REPO_ROOT, 'benchmarks')
@@ -11,6 +15,7 @@ PEERS_SCRIPT = os.path.join(BENCHMARKS, 'peers.py')
 if BENCHMARKS not in sys.path:
     sys.path.insert(0, BENCHMARKS)
 
+import peer_processes  # noqa: E402
 import peer_trial_folder  # noqa: E402
 import peers  # noqa: E402
 from softlearning.experiments.benchmark.suites import load_suite  # noqa: E402
@@ -30,6 +35,29 @@ config:
   algorithm_params.config.tau: 0.01
 """
 VERSIONS = {'sbx': '0.28.0', 'jax': '0.10.2'}
+
+# An interpreter with the peer libraries (benchmarks/README.md): the tests
+# that run a peer need it and are skipped without it.
+PEER_PYTHON = os.environ.get('SOFTLEARNING_PEER_PYTHON')
+needs_peer_python = pytest.mark.skipif(
+    not PEER_PYTHON, reason='no peer library: set SOFTLEARNING_PEER_PYTHON '
+    'to an interpreter with sbx-rl or stable-baselines3 (and '
+    'gymnasium-robotics for the Fetch tasks)')
+
+
+def skip_without(*modules):
+    """Skips a test whose peer interpreter cannot import ``modules``."""
+    if subprocess.run([PEER_PYTHON, '-c', 'import ' + ', '.join(modules)],
+                      capture_output=True).returncode:
+        pytest.skip(f'{PEER_PYTHON} has no {" or ".join(modules)}')
+
+
+def run_worker(spec, timeout=300):
+    """The peer worker run on ``spec`` in the peer interpreter."""
+    return subprocess.run(
+        [PEER_PYTHON, peer_processes.WORKER, json.dumps(spec)],
+        capture_output=True, text=True, timeout=timeout,
+        env=peer_processes.peer_process_environment())
 
 
 def write_suite(tmp_path, text=SUITE, name='suite.yaml'):

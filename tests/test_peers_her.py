@@ -6,14 +6,14 @@ softlearning's robotics module loaded by path in the peer's process, and
 that resumes from its checkpoint."""
 
 import csv
-import json
 import os
 import subprocess
 import sys
 
 import pytest
 
-from peer_helpers import BENCHMARKS, SUITE, VERSIONS, plan_one, write_suite
+from peer_helpers import (BENCHMARKS, SUITE, VERSIONS, needs_peer_python,
+                          plan_one, run_worker, skip_without, write_suite)
 import peer_processes
 import peer_settings
 import peer_trial_folder as folders
@@ -269,35 +269,14 @@ print(peer_worker.reports_success(environment, 1000),
         "True ['achieved_goal', 'desired_goal', 'observation'] []")
 
 
-PEER_PYTHON = os.environ.get('SOFTLEARNING_PEER_PYTHON')
-
-
-def run_worker(spec, timeout=300):
-    return subprocess.run(
-        [PEER_PYTHON, peer_processes.WORKER, json.dumps(spec)],
-        capture_output=True, text=True, timeout=timeout,
-        env=peer_processes.peer_process_environment())
-
-
-def skip_without_sb3_and_robotics():
-    """Skips a test whose peer interpreter lacks SB3 or
-    gymnasium-robotics."""
-    if subprocess.run([PEER_PYTHON, '-c', 'import stable_baselines3, '
-                       'gymnasium_robotics'], capture_output=True).returncode:
-        pytest.skip(f'{PEER_PYTHON} has no stable_baselines3 or '
-                    'gymnasium_robotics')
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not PEER_PYTHON, reason='no peer library: set '
-                    'SOFTLEARNING_PEER_PYTHON to an interpreter with '
-                    'stable-baselines3 and gymnasium-robotics')
+@needs_peer_python
 def test_sb3_sac_with_her_on_fetch_reach_resumes(tmp_path):
     """SB3's SAC + HerReplayBuffer on FetchReach-v4: 1,000 warm-up steps,
     1,200 in all, 2 episodes every 600; then again from the checkpoint at
     600 (the buffer loaded with its environment), as the host resumes an
     unfinished run."""
-    skip_without_sb3_and_robotics()
+    skip_without('stable_baselines3', 'gymnasium_robotics')
     suite, run = fetch_run(tmp_path)
     params = peers.trial_params(suite, VERSIONS, run)
     folder = run['folder']

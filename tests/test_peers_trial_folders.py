@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from peer_helpers import (BENCHMARKS, PEERS_SCRIPT, SUITE, VERSIONS,
-                          plan_one, write_run, write_suite)
+from peer_helpers import (BENCHMARKS, PEER_PYTHON, PEERS_SCRIPT, SUITE,
+                          VERSIONS, needs_peer_python, plan_one, skip_without,
+                          write_run, write_suite)
 import peer_processes
 import peer_trial_folder as folders
 import peer_worker
@@ -290,9 +291,6 @@ def test_the_worker_is_told_a_per_hour_suites_budget(tmp_path):
         assert spec['steps'] == 3000
 
 
-PEER_PYTHON = os.environ.get('SOFTLEARNING_PEER_PYTHON')
-
-
 def _peer_sac_on_pendulum(tmp_path, library, name, length):
     """The trial of ``peers.py`` running the peer's SAC on Pendulum (seed
     0, one evaluation episode every 200 steps), ``length`` its steps (and
@@ -312,17 +310,13 @@ def _peer_sac_on_pendulum(tmp_path, library, name, length):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not PEER_PYTHON, reason='no peer library: set '
-                    'SOFTLEARNING_PEER_PYTHON to an interpreter with '
-                    'sbx-rl or stable-baselines3 and gymnasium')
+@needs_peer_python
 @pytest.mark.parametrize('library', peers.LIBRARIES)
 def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
     """With a peer library installed: a short Pendulum run of the peer's
     SAC through the command line, read back by softlearning's analysis."""
     modules = peer_processes.VERSION_MODULES[library]
-    if subprocess.run([PEER_PYTHON, '-c', f'import {modules[0]}'],
-                      capture_output=True).returncode:
-        pytest.skip(f'{PEER_PYTHON} has no {modules[0]}')
+    skip_without(modules[0])
     trial = _peer_sac_on_pendulum(tmp_path, library, 'out', 'steps: 400\n')
     assert trial.status == 'done'
     assert list(trial.progress['total_timestep']) == [200, 400]

@@ -10,13 +10,12 @@ import os
 
 import pytest
 
-from peer_helpers import VERSIONS, plan_one, write_suite
+from peer_helpers import (VERSIONS, needs_peer_python, plan_one, run_worker,
+                          skip_without, write_suite)
 import peer_processes
 import peer_settings
 import peer_trial_folder as folders
 import peers
-from test_peers_her import (PEER_PYTHON, run_worker,
-                             skip_without_sb3_and_robotics)
 from softlearning import experiments
 from softlearning.analysis import load_trials
 from softlearning.experiments import ExperimentError
@@ -130,15 +129,13 @@ def test_networks_the_peers_cannot_build_are_refused(tmp_path, config,
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not PEER_PYTHON, reason='no peer library: set '
-                    'SOFTLEARNING_PEER_PYTHON to an interpreter with '
-                    'stable-baselines3 and gymnasium-robotics')
+@needs_peer_python
 def test_sb3_on_fetch_push_resumes_with_its_normalization(tmp_path):
     """SB3's SAC + HER on FetchPush-v4 with the preset's 8 environments and
     VecNormalize: 1,200 warm-up steps, 1,600 in all, evaluated every 800;
     the checkpoint at 800 holds the normalization's statistics, and the
     run goes on from it."""
-    skip_without_sb3_and_robotics()
+    skip_without('stable_baselines3', 'gymnasium_robotics')
     suite, run = push_run(tmp_path)
     params = peers.trial_params(suite, VERSIONS, run)
     folder = run['folder']
