@@ -75,6 +75,8 @@ SUITES = {
     'fetch_her': {'runs': ['fetch_her/*/*'], 'steps': None},
     'fetch_her_reach': {'runs': ['fetch_her_reach/*/*'], 'steps': None},
     'fetch_her_300k': {'runs': ['fetch_her_300k/*/*'], 'steps': None},
+    # CrossQ and TQC on FetchPush, seed 10 (TQC stopped at 45,000 steps).
+    'fetch_push_agents': {'runs': ['fetch_push_agents/*/*'], 'steps': None},
     'frontier_hard': {'runs': ['frontier_hard/*/*'], 'steps': None},
     # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
     'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',
