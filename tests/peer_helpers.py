@@ -1,6 +1,7 @@
 """What the tests of benchmarks/peers.py share: the host and worker modules
 (benchmarks/, put on the import path as running the script does), a suite
-file, and trial folders written as a peer run writes them."""
+file, trial folders written as a peer run writes them, and the peer
+interpreter (SOFTLEARNING_PEER_PYTHON) with the worker run in it."""
 
 import json
 import os
