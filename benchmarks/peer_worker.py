@@ -12,10 +12,9 @@ machine's, for progress.csv), evaluation
 {episodes, first_seed, interval}, constructor {module, class, policy,
 kwargs, and environments {count, normalize_observations} where the preset
 steps several or normalizes them}, resume (a checkpoint record to go on
-from, or null) and
-robotics_module and dm_control_module (the paths of softlearning's
-environments/adapters/robotics.py and dm_control_gymnasium.py) and
-environment_kwargs (the suite's, for dm_control: its action repeat).
+from, or null) and robotics_module and dm_control_module (the paths of
+softlearning's environments/adapters/robotics.py and dm_control_gymnasium.py)
+and environment_kwargs (the suite's, for dm_control: its action repeat).
 Standard library and the peer library only: no setting is decided here.
 
 A task gymnasium does not know by itself (gymnasium-robotics' Fetch tasks)
