@@ -233,10 +233,22 @@ def rewind_progress(folder, timestep):
     os.replace(path + '.tmp', path)
 
 
+def normalization_summary(normalizer):
+    """What a VecNormalize has seen, in two numbers the checkpoint's record
+    keeps so that a resumed run can tell it restored the same statistics:
+    the observations counted and the sum of the running means (over every
+    key of a Dict observation)."""
+    statistics = normalizer.obs_rms
+    if not isinstance(statistics, dict):
+        statistics = {'': statistics}
+    return {'count': float(next(iter(statistics.values())).count),
+            'mean_sum': float(sum(s.mean.sum() for s in statistics.values()))}
+
+
 def save_checkpoint(model, folder, record, normalizer=None):
     """The model and its replay buffer at ``record['total_timestep']``
-    (and the VecNormalize ``normalizer``'s statistics, if any); the record
-    is written last, then older files are removed."""
+    (and the VecNormalize ``normalizer``'s statistics, if any, with their
+    summary); the record is written last, then older files are removed."""
     directory = os.path.join(folder, CHECKPOINT_DIR)
     os.makedirs(directory, exist_ok=True)
     step = record['total_timestep']
@@ -245,6 +257,7 @@ def save_checkpoint(model, folder, record, normalizer=None):
     if normalizer is not None:
         record['normalization'] = f'normalization-{step}.pkl'
         normalizer.save(os.path.join(directory, record['normalization']))
+        record['normalization_summary'] = normalization_summary(normalizer)
     model.save(os.path.join(directory, record['model']))
     model.save_replay_buffer(os.path.join(directory, record['replay_buffer']))
     path = os.path.join(directory, CHECKPOINT_FILE)

@@ -32,7 +32,8 @@ import time
 
 from peer_trial_folder import (CHECKPOINT_DIR, PROGRESS_COLUMNS,
                                SUCCESS_COLUMN, ProgressWriter,
-                               evaluation_row, save_checkpoint)
+                               evaluation_row, normalization_summary,
+                               save_checkpoint)
 
 # The constructor's activation by name (JSON carries names, not
 # functions), per library.
@@ -94,6 +95,16 @@ def training_environments(environment_id, spec, resume):
         normalizer = VecNormalize.load(
             os.path.join(spec['folder'], CHECKPOINT_DIR,
                          resume['normalization']), vector)
+        restored = normalization_summary(normalizer)
+        saved = resume.get('normalization_summary')
+        # A run resumed with other statistics than it saved would go on
+        # with a policy that reads its inputs differently: refuse.
+        if saved is not None and restored != saved:
+            raise RuntimeError(
+                f"{resume['normalization']} holds statistics {restored}, "
+                f"not the {saved} the checkpoint saved")
+        print(f"{spec['name']}  resumed the observation normalization "
+              f"({restored['count']:.0f} observations counted)", flush=True)
     else:
         normalizer = VecNormalize(vector, norm_obs=True, norm_reward=False)
     return normalizer, normalizer
