@@ -10,6 +10,7 @@ import datetime
 import os
 import sys
 
+from softlearning.utils import critic_health
 from softlearning.utils import storage
 
 from softlearning.experiments.tune import tracking
@@ -325,12 +326,23 @@ def report(run, resume=None):
         print(line)
         if result.error:
             print(f"    {error_line(result.error)}")
+        elif (diverged := critics_warning(result)) is not None:
+            print(f"    {diverged}")
     if unfinished:
         print(f"{unfinished} trial(s) unfinished; to continue them: "
               f"{resume or '--restore ' + shown}")
     if run.interrupted:
         return 130  # as a shell reports a command Ctrl+C ended
     return 1 if failed else 0
+
+
+def critics_warning(result):
+    """utils/critic_health's line for a trial whose critics' loss ran
+    away, from its reported history; None otherwise."""
+    history = getattr(result, 'metrics_dataframe', None)
+    if history is None or critic_health.COLUMN not in history:
+        return None
+    return critic_health.warning(list(history[critic_health.COLUMN]))
 
 
 def error_line(error):
