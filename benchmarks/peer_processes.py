@@ -213,7 +213,10 @@ def run_all(runs, params_of, peer_python, parallel):
     def stop(signum, frame):
         raise KeyboardInterrupt
 
+    # SIGINT too: a shell starts a background job with it ignored, and
+    # `kill -INT` to this process should stop its runs as Ctrl+C does.
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         while waiting or running:
             while waiting and len(running) < parallel:

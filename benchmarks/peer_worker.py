@@ -35,6 +35,10 @@ from peer_trial_folder import (CHECKPOINT_DIR, PROGRESS_COLUMNS,
                                evaluation_row, normalization_summary,
                                save_checkpoint)
 
+# The temperature in softlearning's column name, so that a peer's run and
+# ours read side by side (the SAC family's agents; others leave it out).
+TEMPERATURE_COLUMN = 'alpha'
+
 # The constructor's activation by name (JSON carries names, not
 # functions), per library.
 ACTIVATIONS = {'sbx': ('flax.linen', {'relu': 'relu'}),
@@ -143,6 +147,20 @@ def evaluate(model, environment, episodes, first_seed, normalizer=None):
     return returns, lengths, successes
 
 
+def temperature(model):
+    """The entropy coefficient the model trains with now (SBX's learned
+    one, SB3's learned or fixed one), or None for agents without one (TD3,
+    DDPG)."""
+    state = getattr(model, 'ent_coef_state', None)  # SBX
+    if state is not None:
+        return float(state.apply_fn({'params': state.params}))
+    log_coefficient = getattr(model, 'log_ent_coef', None)  # SB3, learned
+    if log_coefficient is not None:
+        return float(log_coefficient.detach().exp().item())
+    fixed = getattr(model, 'ent_coef_tensor', None)  # SB3, fixed
+    return None if fixed is None else float(fixed.item())
+
+
 def reports_success(environment, seed):
     """Whether the environment's steps report ``is_success`` (one step
     taken; every evaluation episode is reset with its own seed anyway)."""
@@ -192,8 +210,6 @@ def train(spec):
         (SUCCESS_COLUMN,) if reports_success(evaluation_environment,
                                              evaluation['first_seed'])
         else ())
-    progress = ProgressWriter(spec['folder'], append=bool(resume),
-                              columns=columns)
     # (Resumed: time_total_s continues from the checkpoint's.)
     start = time.perf_counter() - (resume['time_total_s'] if resume else 0)
     budget = spec.get('training_seconds')
@@ -218,6 +234,11 @@ def train(spec):
 
         def _on_training_start(self):
             self.training_start = time.perf_counter()
+            # (Here: whether the agent learns a temperature needs the model.)
+            self.progress = ProgressWriter(
+                spec['folder'], append=bool(resume), columns=columns + (
+                    (TEMPERATURE_COLUMN,) if temperature(self.model)
+                    is not None else ()))
 
         def training_seconds(self):
             return (self.spent_before + time.perf_counter()
@@ -253,7 +274,8 @@ def train(spec):
                 evaluation_seconds=now - evaluation_start,
                 epoch_steps=step - self.last_step, training_seconds=spent,
                 cpu=spec.get('cpu'), successes=successes)
-            progress.write(row)
+            row[TEMPERATURE_COLUMN] = temperature(self.model)
+            self.progress.write(row)
             success = (f"  success {row[SUCCESS_COLUMN]:.2f}"
                        if SUCCESS_COLUMN in row else '')
             print(f"{spec['name']}  step {step}/{steps}  eval return "
@@ -289,14 +311,16 @@ def train(spec):
             model.replay_buffer.set_env(model.get_env())
         model.set_random_seed(spec['seed'] + model.num_timesteps)
         model.set_logger(silent_logger)
+        callback = Evaluation()
         model.learn(total_timesteps=steps - model.num_timesteps,
-                    reset_num_timesteps=False, callback=Evaluation())
+                    reset_num_timesteps=False, callback=callback)
     else:
         model = Algorithm(constructor['policy'], training_environment,
                           **kwargs)
         model.set_logger(silent_logger)
-        model.learn(total_timesteps=steps, callback=Evaluation())
-    progress.close()
+        callback = Evaluation()
+        model.learn(total_timesteps=steps, callback=callback)
+    callback.progress.close()
 
 
 if __name__ == '__main__':

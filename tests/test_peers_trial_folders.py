@@ -321,6 +321,10 @@ def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
     assert trial.status == 'done'
     assert list(trial.progress['total_timestep']) == [200, 400]
     assert set(trial.progress['cpu']) == {cpu_model()}
+    # The peer's learned temperature, in our column, moved by the updates
+    # between the two evaluations.
+    alpha = trial.progress[peer_worker.TEMPERATURE_COLUMN]
+    assert (alpha > 0).all() and alpha.iloc[1] != alpha.iloc[0], alpha
     assert not os.path.exists(os.path.join(
         tmp_path, 'out', f'{library}-SAC-Pendulum-v1-seed0',
         folders.CHECKPOINT_DIR))
