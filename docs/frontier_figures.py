@@ -9,7 +9,8 @@ benchmarks/published_curves.py from its authors' result files):
 - ``critics-trace RUN:LABEL[,RUN:LABEL...] [start=N]``: each committed
   run's evaluation return, mean Q value, critics' loss and temperature at
   every row of its progress.csv from N steps on (RUN: a trial's folder
-  under benchmarks/results), for reading where critics diverge.
+  under benchmarks/results), for reading where critics diverge; a
+  peer's run has the evaluation and the temperature only.
 """
 
 import csv
@@ -78,6 +79,8 @@ TRACE = {'evaluation': 'evaluation/return-mean', 'mean Q': 'Q_value-mean',
 
 
 def _trace_cell(name, value):
+    if value in (None, ''):
+        return ''  # a peer's run records no critics' diagnostics
     value = float(value)
     if name == 'temperature':
         return f'{value:.2g}'
@@ -90,10 +93,11 @@ def critics_trace(here, runs, start='0'):
     for run, label in (item.split(':') for item in runs.split(',')):
         with open(os.path.join(RESULTS, run, 'progress.csv')) as f:
             traces.append({
-                int(row['timesteps_total']): [
-                    _trace_cell(name, row[key]) for name, key in TRACE.items()]
+                int(row['total_timestep']): [
+                    _trace_cell(name, row.get(key))
+                    for name, key in TRACE.items()]
                 for row in csv.DictReader(f)
-                if int(row['timesteps_total']) >= int(start)})
+                if int(row['total_timestep']) >= int(start)})
         header += [f'{label}: {name}' for name in TRACE]
     steps = sorted({step for trace in traces for step in trace})
     body = [[f'{step // 1000:,}k'] + [
