@@ -29,15 +29,21 @@ def divergence(losses):
     {'last', 'median', 'ratio'} when the last is DIVERGENCE_RATIO times the
     median of the epochs after the first or more, else None (also for
     fewer than three epochs, or no finite losses)."""
+    found = measure(losses)
+    if found is None or found['ratio'] < DIVERGENCE_RATIO:
+        return None
+    return found
+
+
+def measure(losses):
+    """{'last', 'median', 'ratio'} of ``losses`` (their finite values;
+    the median over all but the first), or None below three of them."""
     values = [float(value) for value in losses
               if value is not None and math.isfinite(float(value))]
     if len(values) < 3:
         return None
     median, last = statistics.median(values[1:]), values[-1]
-    ratio = ratio_of(last, median)
-    if ratio < DIVERGENCE_RATIO:
-        return None
-    return {'last': last, 'median': median, 'ratio': ratio}
+    return {'last': last, 'median': median, 'ratio': ratio_of(last, median)}
 
 
 def ratio_of(last, median):
@@ -70,10 +76,9 @@ def _ratios(root):
         columns = pd.read_csv(path, nrows=0).columns
         if COLUMN not in columns:
             continue  # a peer's run, or an agent without critics
-        values = pd.read_csv(path, usecols=[COLUMN])[COLUMN].dropna()
-        values = [v for v in values if math.isfinite(v)]
-        if len(values) >= 3:
-            yield ratio_of(values[-1], statistics.median(values[1:])), path
+        found = measure(pd.read_csv(path, usecols=[COLUMN])[COLUMN])
+        if found is not None:
+            yield found['ratio'], path
 
 
 if __name__ == '__main__':
