@@ -38,6 +38,11 @@ from peer_trial_folder import (CHECKPOINT_DIR, PROGRESS_COLUMNS,
 # The temperature in softlearning's column name, so that a peer's run and
 # ours read side by side (the SAC family's agents; others leave it out).
 TEMPERATURE_COLUMN = 'alpha'
+# The last update's losses as the peer's logger holds them, in our column
+# names (ours are means over the epoch's updates): the actor's loss,
+# alpha * log pi - min Q, reads the critics' values where alpha is small.
+LOSS_COLUMNS = {'Q_loss': 'train/critic_loss',
+                'policy_loss': 'train/actor_loss'}
 
 # The constructor's activation by name (JSON carries names, not
 # functions), per library.
@@ -238,7 +243,7 @@ def train(spec):
             self.progress = ProgressWriter(
                 spec['folder'], append=bool(resume), columns=columns + (
                     (TEMPERATURE_COLUMN,) if temperature(self.model)
-                    is not None else ()))
+                    is not None else ()) + tuple(LOSS_COLUMNS))
 
         def training_seconds(self):
             return (self.spent_before + time.perf_counter()
@@ -275,6 +280,9 @@ def train(spec):
                 epoch_steps=step - self.last_step, training_seconds=spent,
                 cpu=spec.get('cpu'), successes=successes)
             row[TEMPERATURE_COLUMN] = temperature(self.model)
+            logged = self.model.logger.name_to_value
+            row.update({column: logged.get(key)
+                        for column, key in LOSS_COLUMNS.items()})
             self.progress.write(row)
             success = (f"  success {row[SUCCESS_COLUMN]:.2f}"
                        if SUCCESS_COLUMN in row else '')

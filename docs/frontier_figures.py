@@ -7,10 +7,12 @@ benchmarks/published_curves.py from its authors' result files):
   every N steps (50,000 by default) up to the furthest any run reached,
   with MR.Q's mean over its 10 seeds at the same step count.
 - ``critics-trace RUN:LABEL[,RUN:LABEL...] [start=N]``: each committed
-  run's evaluation return, mean Q value, critics' loss and temperature at
-  every row of its progress.csv from N steps on (RUN: a trial's folder
-  under benchmarks/results), for reading where critics diverge; a
-  peer's run has the evaluation and the temperature only.
+  run's evaluation return, mean Q value, critics' and policy's losses and
+  temperature at every row of its progress.csv from N steps on (RUN: a
+  trial's folder under benchmarks/results), for reading where critics
+  diverge. A peer's run has no mean Q value, and its losses are the last
+  update's (ours are the epoch's means); with a small temperature the
+  policy's loss is about minus the critics' value of its actions.
 """
 
 import csv
@@ -75,7 +77,8 @@ def against_published(here, suite, every=EVERY):
 
 # progress.csv's columns, as the trace names them.
 TRACE = {'evaluation': 'evaluation/return-mean', 'mean Q': 'Q_value-mean',
-         "critics' loss": 'Q_loss', 'temperature': 'alpha'}
+         "critics' loss": 'Q_loss', "policy's loss": 'policy_loss',
+         'temperature': 'alpha'}
 
 
 def _trace_cell(name, value):
@@ -104,8 +107,8 @@ def critics_trace(here, runs, start='0'):
         cell for trace in traces
         for cell in trace.get(step, [''] * len(TRACE))] for step in steps]
     return ("From the committed runs' progress.csv: the evaluation return, "
-            "the mean Q value of a minibatch, the critics' loss and the "
-            'temperature.\n\n'
+            "the mean Q value of a minibatch, the critics' and the "
+            "policy's losses and the temperature.\n\n"
             + table(header, body, ['---:'] * len(header)))
 
 

@@ -134,17 +134,18 @@ def test_override_tables_write_settings_as_config_takes_them():
 
 
 def test_critics_trace_lines_up_runs_by_step(tmp_path, monkeypatch):
-    """One row per step any run reached, each run's four figures in its own
+    """One row per step any run reached, each run's five figures in its own
     columns (blank where it has no row), from ``start`` on; a peer's run,
-    without the critics' columns, has them blank."""
+    without the mean Q value, has it blank."""
     import frontier_figures
-    ours = 'total_timestep,evaluation/return-mean,Q_value-mean,Q_loss,alpha'
-    runs = {'a': [ours, '10000,5.0,1.5,0.25,0.01',
-                  '20000,50.0,21.4,540.4,0.0023'],
-            'b': [ours, '20000,7.5,19.0,0.07,0.00071',
-                  '30000,110.1,19.0,0.07,0.00071'],
-            'c': ['total_timestep,evaluation/return-mean,alpha',
-                  '30000,45.0,0.00048']}
+    ours = ('total_timestep,evaluation/return-mean,Q_value-mean,Q_loss,'
+            'policy_loss,alpha')
+    runs = {'a': [ours, '10000,5.0,1.5,0.25,-1.0,0.01',
+                  '20000,50.0,21.4,540.4,-20.1,0.0023'],
+            'b': [ours, '20000,7.5,19.0,0.07,-18.5,0.00071',
+                  '30000,110.1,19.0,0.07,-18.9,0.00071'],
+            'c': ['total_timestep,evaluation/return-mean,Q_loss,policy_loss,'
+                  'alpha', '30000,45.0,0.31,-12.0,0.00048']}
     for name, rows in runs.items():
         (tmp_path / name).mkdir()
         (tmp_path / name / 'progress.csv').write_text('\n'.join(rows) + '\n')
@@ -154,10 +155,10 @@ def test_critics_trace_lines_up_runs_by_step(tmp_path, monkeypatch):
     lines = text.splitlines()
     assert lines[2].startswith('| steps | first: evaluation | first: mean Q')
     assert lines[4:] == [
-        '| 20k | 50.0 | 21.4 | 540.4 | 0.0023 | 7.50 | 19.0 | 0.07 | 0.00071 '
-        '|  |  |  |  |',
-        '| 30k |  |  |  |  | 110.1 | 19.0 | 0.07 | 0.00071 | 45.0 |  |  | '
-        '0.00048 |']
+        '| 20k | 50.0 | 21.4 | 540.4 | -20.1 | 0.0023 | 7.50 | 19.0 | 0.07 | '
+        '-18.5 | 0.00071 |  |  |  |  |  |',
+        '| 30k |  |  |  |  |  | 110.1 | 19.0 | 0.07 | -18.9 | 0.00071 | '
+        '45.0 |  | 0.31 | -12.0 | 0.00048 |']
 
 
 def test_success_by_step_shows_unfinished_runs_every_n_steps(tmp_path,

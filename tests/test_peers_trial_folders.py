@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from peer_helpers import (BENCHMARKS, PEER_PYTHON, PEERS_SCRIPT, SUITE,
@@ -325,6 +326,10 @@ def test_a_peer_run_is_a_softlearning_trial(tmp_path, library):
     # between the two evaluations.
     alpha = trial.progress[peer_worker.TEMPERATURE_COLUMN]
     assert (alpha > 0).all() and alpha.iloc[1] != alpha.iloc[0], alpha
+    # And its last update's losses (training started at step 100).
+    for column in peer_worker.LOSS_COLUMNS:
+        losses = trial.progress[column]
+        assert np.isfinite(losses).all() and losses.iloc[1] != losses.iloc[0]
     assert not os.path.exists(os.path.join(
         tmp_path, 'out', f'{library}-SAC-Pendulum-v1-seed0',
         folders.CHECKPOINT_DIR))
