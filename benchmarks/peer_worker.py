@@ -41,6 +41,9 @@ TEMPERATURE_COLUMN = 'alpha'
 # The last update's losses as the peer's logger holds them, in our column
 # names (ours are means over the epoch's updates): the actor's loss,
 # alpha * log pi - min Q, reads the critics' values where alpha is small.
+# SBX's agents with a policy delay log an actor's loss of 0.0 for a
+# training call that did not update the actor, so the last non-zero value
+# of each is kept.
 LOSS_COLUMNS = {'Q_loss': 'train/critic_loss',
                 'policy_loss': 'train/actor_loss'}
 
@@ -236,6 +239,7 @@ def train(spec):
                                  if resume else 0.0)
             self.excluded = 0.0
             self.budget_spent = False
+            self.losses = {}
 
         def _on_training_start(self):
             self.training_start = time.perf_counter()
@@ -256,10 +260,20 @@ def train(spec):
             return True
 
         def _on_rollout_start(self):
+            self.keep_losses()
             self.maybe_evaluate()
 
         def _on_training_end(self):
+            self.keep_losses()
             self.maybe_evaluate(final=self.budget_spent)
+
+        def keep_losses(self):
+            # (After a training call: SB3 clears its logger when it writes
+            # its logs, which happens between rollouts' steps.)
+            logged = self.model.logger.name_to_value
+            self.losses.update({column: logged[key]
+                                for column, key in LOSS_COLUMNS.items()
+                                if logged.get(key)})
 
         def maybe_evaluate(self, final=False):
             step = self.model.num_timesteps
@@ -280,9 +294,8 @@ def train(spec):
                 epoch_steps=step - self.last_step, training_seconds=spent,
                 cpu=spec.get('cpu'), successes=successes)
             row[TEMPERATURE_COLUMN] = temperature(self.model)
-            logged = self.model.logger.name_to_value
-            row.update({column: logged.get(key)
-                        for column, key in LOSS_COLUMNS.items()})
+            row.update({column: self.losses.get(column)
+                        for column in LOSS_COLUMNS})
             self.progress.write(row)
             success = (f"  success {row[SUCCESS_COLUMN]:.2f}"
                        if SUCCESS_COLUMN in row else '')

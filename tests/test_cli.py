@@ -81,13 +81,13 @@ FAIL_FAST_GUARD_S = 300
     # dying with a TypeError --max-failures times).
     (['--config', 'algorithm_params.config.discont=0.9'],
      "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
-     "adam_beta1, alpha_lr, augmentation_pad, batch_size, discount, "),
+     "adam_beta1, adam_epsilon, alpha_lr, augmentation_pad, batch_size, "),
     (['--config', 'algorithm_params.config.value_n_particles=16'],
      "Unknown key 'value_n_particles' in algorithm_params.config: SAC "
      "accepts"),
     (['--algorithm', 'SQL', '--config', 'algorithm_params.config.alpha_lr=1'],
      "Unknown key 'alpha_lr' in algorithm_params.config: SQL accepts Q_lr, "
-     "adam_beta1, augmentation_pad, batch_size,"),
+     "adam_beta1, adam_epsilon, augmentation_pad, batch_size,"),
     (['--algorithm', 'SQL', '--policy', 'gaussian'],
      '--algorithm SQL cannot train --policy gaussian; valid policies for '
      'SQL: sampling'),

@@ -179,6 +179,27 @@ def test_no_target_networks_and_adams_beta1():
     assert float(optimizers['Q_optimizer'].beta_1) == 0.5
     assert float(optimizers['policy_optimizer'].beta_1) == 0.5
     assert float(optimizers['alpha_optimizer'].beta_1) == 0.9
+    assert {float(optimizer.epsilon) for optimizer in optimizers.values()} \
+        == {1e-7}  # Keras's, unless set (below)
+
+
+def test_adam_epsilon_reaches_every_optimizer():
+    """SBX's (optax's) 1e-8 in the critics', the policy's and the
+    temperature's optimizers, and in the step a parameter takes."""
+    algorithm, _, _ = crossq(adam_epsilon=1e-8)
+    optimizers = algorithm._optimizers
+    assert set(optimizers) == {'Q_optimizer', 'policy_optimizer',
+                               'alpha_optimizer'}
+    assert all(np.isclose(float(optimizer.epsilon), 1e-8)
+               for optimizer in optimizers.values())
+    # Keras's first step from zero moments: lr * c g / (c |g| + epsilon),
+    # c = sqrt(1 - beta_2). With c g = 1e-8 that is half the learning rate,
+    # where Keras's own epsilon would give a eleventh of it.
+    variable = tf.Variable([0.0])
+    optimizer = algorithm._make_optimizer('probe', 1.0, [variable])
+    gradient = tf.constant([1e-8 / np.sqrt(1e-3)], tf.float32)
+    optimizer.apply_gradients([(gradient, variable)])
+    np.testing.assert_allclose(variable.numpy(), [-0.5], rtol=1e-3)
 
 
 def test_batch_renorm_critics_with_target_networks_are_an_error():

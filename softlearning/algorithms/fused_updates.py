@@ -18,7 +18,8 @@ td3.py). It owns the loop and what every such algorithm needs:
 - Adam optimizers, built up front so checkpoints always hold their slots and
   the compiled update never creates variables: one for the Q-functions
   (``Q_lr``) and one for the policy (``policy_lr``), both with
-  ``adam_beta1`` (CrossQ's 0.5) and ``weight_decay`` (FastTD3's AdamW);
+  ``adam_beta1`` (CrossQ's 0.5) and ``weight_decay`` (FastTD3's AdamW),
+  and every optimizer with ``adam_epsilon``;
 - the TensorFlow objects a checkpoint must hold (``tf_saveables``).
 
 What varies between agents is a part it is built with, each in its own
@@ -27,11 +28,9 @@ module, so a new feature adds a part and not a branch here:
 - the critic head (critic_heads.py): what a critic's outputs are (Q, or a
   categorical distribution), so how targets, losses and Q estimates are
   formed;
-- the target copies (target_networks.py), or none (``target_networks =
-  False``: CrossQ);
-- the running observation statistics (observation_statistics.py), moved
-  before each update;
-- the minibatch augmentation (augmentation.py: pixel agents' random shifts);
+- the target copies (target_networks.py), or none (CrossQ);
+- the running observation statistics (observation_statistics.py) and the
+  minibatch augmentation (augmentation.py: pixel agents' random shifts);
 - the learning-rate schedule (learning_rate_decay.py);
 - the reward scale of the targets (reward_normalization.py);
 - the decoupled weight decay of the optimizers (weight_decay.py);
@@ -39,9 +38,9 @@ module, so a new feature adds a part and not a branch here:
 - the precision, float32 or bfloat16 mixed precision (precision.py): the
   networks compute in it, the update's losses and state stay float32.
 
-Weight projections need nothing here: a network whose weights must stay on
-a set (SimbaV2's unit-norm kernels, models/simbav2.py) gives them a Keras
-constraint, which every optimizer applies after each ``apply_gradients``.
+Weight projections need nothing here: SimbaV2's unit-norm kernels
+(models/simbav2.py) are Keras constraints, which every optimizer applies
+after each ``apply_gradients``.
 
 A new algorithm is its own file beside sac.py: a subclass of
 ``FusedUpdateAlgorithm`` (named in ``ALGORITHMS``, __init__.py) providing
@@ -55,11 +54,10 @@ A new algorithm is its own file beside sac.py: a subclass of
 - any other optimizers (``self._make_optimizer(name, lr, variables)``) and
   variables a checkpoint needs (extend ``tf_saveables``).
 
-The update is traced without autograph (converting its functions' source
-cost about a second in every process that trains): Python ``if`` and
-``for`` only over Python values; a branch on a tensor is ``tf.cond``
-(``every_step`` in tensor_branches.py for "every n-th update"), a loop
-``tf.while_loop``.
+The update is traced without autograph (converting its source cost about
+a second per training process): Python ``if`` and ``for`` only over Python
+values; a branch on a tensor is ``tf.cond`` (tensor_branches.py's
+``every_step`` for "every n-th update"), a loop ``tf.while_loop``.
 
 The update is built from the shared pieces below. The critic's step
 ``_update_Qs_towards(batch, y)`` (y from ``_target_values``, or from
@@ -135,7 +133,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
                  target_update_interval=1,
                  jit_compile=False,
                  augmentation_pad=None,
-                 adam_beta1=0.9,
+                 adam_beta1=0.9, adam_epsilon=1e-7,
                  reward_normalization=None,
                  lr_decay_to=None,
                  precision='float32',
@@ -152,7 +150,9 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         ``jit_compile``: the fused update compiled with XLA; 'auto' where
         this machine runs it faster (compilation.py). ``precision``:
         'float32', or 'bfloat16' mixed precision (precision.py), which the
-        policy and Q-functions must have been built with."""
+        policy and Q-functions must have been built with. ``adam_epsilon``:
+        Keras's 1e-7, or PyTorch's and optax's 1e-8 (it slows the steps of
+        parameters whose gradients are of its order)."""
         super().__init__(pool=pool, policy=policy,
                          training_environment=training_environment,
                          **kwargs)
@@ -191,7 +191,7 @@ class FusedUpdateAlgorithm(RLAlgorithm):
             run_updates(self._n_epochs, self._epoch_length,
                         self._n_train_repeat, self._train_every_n_steps),
             self._train_step_counter)
-        self._optimizers = {}
+        self._optimizers, self._adam_epsilon = {}, float(adam_epsilon)
         self._Q_optimizer = self._make_optimizer(
             'Q', Q_lr, self._Q_variables, beta_1=adam_beta1,
             weight_decay=self.weight_decay)
@@ -222,8 +222,8 @@ class FusedUpdateAlgorithm(RLAlgorithm):
         with ``weight_decay`` AdamW's (Keras's Adam decays each variable by
         learning_rate * weight_decay * variable before its step)."""
         optimizer = keras.optimizers.Adam(
-            learning_rate=self._learning_rate(learning_rate),
-            beta_1=float(beta_1), weight_decay=weight_decay)
+            learning_rate=self._learning_rate(learning_rate), beta_1=beta_1,
+            epsilon=self._adam_epsilon, weight_decay=weight_decay)
         optimizer.build(list(variables))
         self._optimizers[f'{name}_optimizer'] = optimizer
         return optimizer
