@@ -85,8 +85,8 @@ def _trace_cell(name, value):
     if value in (None, ''):
         return ''  # a peer's run records no critics' diagnostics
     value = float(value)
-    if name == 'temperature':
-        return f'{value:.2g}'
+    if name == 'temperature' or 0 < abs(value) < 0.1:
+        return f'{value:.2g}'  # (a loss of 0.0017 is not 0.00)
     return f'{value:,.2f}' if abs(value) < 10 else f'{value:,.1f}'
 
 
