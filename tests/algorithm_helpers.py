@@ -20,13 +20,15 @@ POLICY_CLASSES = {'SAC': 'FeedforwardGaussianPolicy',
 
 def make_algorithm(class_name, seed=0, pool_size=2000,
                    Q_class='double_feedforward_Q_function', Q_config=None,
-                   policy_config=None, precision='float32', **config):
+                   policy_config=None, precision='float32',
+                   environment=('gym', 'Pendulum', 'v1'), **config):
     """(algorithm, env, policy, pool, sampler, uniform policy);
     ``Q_config`` and ``policy_config`` add to the networks' config;
     ``precision``: the update's, which the networks are built with (as
-    the trainable builds them)."""
+    the trainable builds them); ``environment``: (universe, domain,
+    task)."""
     set_seed(seed)
-    env = environments.get_environment('gym', 'Pendulum', 'v1')
+    env = environments.get_environment(*environment)
     policy = policies.get({'class_name': POLICY_CLASSES[class_name],
                            'config': {'hidden_layer_sizes': (16, 16),
                                       **(policy_config or {})}},
