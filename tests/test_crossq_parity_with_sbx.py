@@ -32,11 +32,13 @@ model = CrossQ('MlpPolicy', gym.make('Hopper-v5'), seed=0, learning_rate=1e-3,
                                            'qf': [%(width)d, %(width)d]}})
 p, n = model.policy, %(batch)d
 rng = np.random.default_rng(0)
-batch = {'observations': rng.normal(size=(n, 11)).astype(np.float32),
-         'actions': rng.uniform(-1, 1, size=(n, 3)).astype(np.float32),
-         'next_observations': rng.normal(size=(n, 11)).astype(np.float32),
-         'rewards': (0.01 * rng.normal(size=n)).astype(np.float32),
-         'dones': np.zeros(n, np.float32)}
+def minibatch():
+    return {'observations': rng.normal(size=(n, 11)).astype(np.float32),
+            'actions': rng.uniform(-1, 1, size=(n, 3)).astype(np.float32),
+            'next_observations': rng.normal(size=(n, 11)).astype(np.float32),
+            'rewards': (0.01 * rng.normal(size=n)).astype(np.float32),
+            'dones': np.zeros(n, np.float32)}
+batch = minibatch()
 numpy = lambda tree: jax.tree.map(np.asarray, tree)
 actor = {'params': p.actor_state.params, 'batch_stats': p.actor_state.batch_stats}
 def noise(key, observations, train):
@@ -74,11 +76,7 @@ runs = {'batches': [], 'critic_noise': [], 'actor_noise': [], 'qf_loss': [],
 ent_state = model.ent_coef_state
 actor_state, qf_state = p.actor_state, p.qf_state
 for k in range(%(updates)d):
-    batch = {'observations': rng.normal(size=(n, 11)).astype(np.float32),
-             'actions': rng.uniform(-1, 1, size=(n, 3)).astype(np.float32),
-             'next_observations': rng.normal(size=(n, 11)).astype(np.float32),
-             'rewards': (0.01 * rng.normal(size=n)).astype(np.float32),
-             'dones': np.zeros(n, np.float32)}
+    batch = minibatch()
     critic_key = jax.random.PRNGKey(100 + k)
     actor_key = jax.random.PRNGKey(1000 + k)
     actor = {'params': actor_state.params, 'batch_stats': actor_state.batch_stats}
@@ -204,7 +202,7 @@ def _minibatch(batch, key):
 
 @needs_peer_python
 @pytest.mark.parametrize('jit_compile', [False, True])
-def test_one_update_equals_sbx_crossq(sbx, jit_compile):
+def test_one_update_equals_sbx_crossq(sbx, jit_compile, monkeypatch):
     algorithm, policy, key = _ours_from(sbx, jit_compile)
     minibatch = _minibatch(sbx['batch'], key)
     step = ((lambda f: tf.function(f, jit_compile=True, autograph=False))
@@ -212,23 +210,20 @@ def test_one_update_equals_sbx_crossq(sbx, jit_compile):
     seed = tf.constant([1, 2], tf.int64)
     alpha = tf.constant(1.0)  # SBX's initial temperature, as ours
 
-    # The policy's draws are SBX's: its noise in place of ours.
-    stateless_normal = tf.random.stateless_normal
-    try:
-        tf.random.stateless_normal = lambda shape, seed, dtype: tf.constant(
-            sbx['critic_noise'], dtype)
-        Q_loss, _, _ = step(algorithm._update_critics)(minibatch, alpha,
-                                                       seed)
-        np.testing.assert_allclose(float(Q_loss), sbx['qf_loss'], rtol=1e-5)
-        for i, Q in enumerate(algorithm.Qs):
-            _assert_stepped_as_sbx(Q.model, sbx['qf'], sbx['qf_after'], i)
-            _load(Q.model, sbx['qf'], critic=i)  # SBX's actor step's critics
-        tf.random.stateless_normal = lambda shape, seed, dtype: tf.constant(
-            sbx['actor_noise'], dtype)
-        policy_loss, log_pis = step(algorithm._update_policy)(
-            minibatch, minibatch['observations'], alpha, seed)
-    finally:
-        tf.random.stateless_normal = stateless_normal
+    def draws(noise):  # the policy's draws are SBX's
+        monkeypatch.setattr(tf.random, 'stateless_normal',
+                            lambda shape, seed, dtype: tf.constant(noise,
+                                                                   dtype))
+
+    draws(sbx['critic_noise'])
+    Q_loss, _, _ = step(algorithm._update_critics)(minibatch, alpha, seed)
+    np.testing.assert_allclose(float(Q_loss), sbx['qf_loss'], rtol=1e-5)
+    for i, Q in enumerate(algorithm.Qs):
+        _assert_stepped_as_sbx(Q.model, sbx['qf'], sbx['qf_after'], i)
+        _load(Q.model, sbx['qf'], critic=i)  # SBX's actor step's critics
+    draws(sbx['actor_noise'])
+    policy_loss, log_pis = step(algorithm._update_policy)(
+        minibatch, minibatch['observations'], alpha, seed)
     np.testing.assert_allclose(float(policy_loss), sbx['actor_loss'],
                                rtol=1e-5)
     np.testing.assert_allclose(-float(tf.reduce_mean(log_pis)),
@@ -238,7 +233,7 @@ def test_one_update_equals_sbx_crossq(sbx, jit_compile):
 
 @needs_peer_python
 @pytest.mark.parametrize('jit_compile', [False, True])
-def test_thirty_updates_track_sbx_crossq(sbx, jit_compile):
+def test_thirty_updates_track_sbx_crossq(sbx, jit_compile, monkeypatch):
     """UPDATES updates in a row (the actor's and the temperature's every
     third, the loss on log(alpha) and Adam's epsilon as SBX's), each on
     SBX's minibatch and noise: the reported losses and temperature stay
@@ -265,19 +260,15 @@ def test_thirty_updates_track_sbx_crossq(sbx, jit_compile):
                           autograph=False)
               if jit_compile else algorithm._counted_update)
     reported = []
-    stateless_normal = tf.random.stateless_normal
-    tf.random.stateless_normal = noise
-    try:
-        for k, batch in enumerate(runs['batches']):
-            critic_noise.assign(runs['critic_noise'][k])
-            if runs['actor_noise'][k] is not None:
-                actor_noise.assign(runs['actor_noise'][k])
-            if not jit_compile:
-                draws.clear()  # (traced once otherwise)
-            reported.append({name: float(value) for name, value in update(
-                _minibatch(batch, key)).items()})
-    finally:
-        tf.random.stateless_normal = stateless_normal
+    monkeypatch.setattr(tf.random, 'stateless_normal', noise)
+    for k, batch in enumerate(runs['batches']):
+        critic_noise.assign(runs['critic_noise'][k])
+        if runs['actor_noise'][k] is not None:
+            actor_noise.assign(runs['actor_noise'][k])
+        if not jit_compile:
+            draws.clear()  # (traced once otherwise)
+        reported.append({name: float(value) for name, value in update(
+            _minibatch(batch, key)).items()})
     np.testing.assert_allclose([r['Q_loss'] for r in reported],
                                runs['qf_loss'], rtol=5e-3)
     np.testing.assert_allclose([r['alpha'] for r in reported],
