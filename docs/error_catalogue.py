@@ -197,7 +197,7 @@ ENTRIES = [
     Entry('options', 'A misspelt constructor argument',
           f'{RUN} --config algorithm_params.config.discont=0.9',
           "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
-          "adam_beta1, alpha_lr, …",
+          "adam_beta1, adam_epsilon, alpha_lr, …",
           "A `*.config.*` key is a keyword argument of the component's constructor; "
           'they are read from the source before anything starts, so a misspelt key '
           'does not reach a trial.',

@@ -96,7 +96,7 @@ def _parse_error(capsys, *argv):
 @pytest.mark.parametrize('key, message', [
     ('algorithm_params.config.discont=0.9',
      "Unknown key 'discont' in algorithm_params.config: SAC accepts Q_lr, "
-     "adam_beta1, alpha_lr, augmentation_pad, batch_size, discount, epoch_length, "
+     "adam_beta1, adam_epsilon, alpha_lr, augmentation_pad, batch_size, discount, epoch_length, "
      "eval_deterministic, eval_n_episodes, eval_seed, fused_steps, "
      "initial_alpha, "
      "jit_compile, lr_decay_to, "
