@@ -8,6 +8,7 @@ the same way, and move the running statistics alike. Whatever separates
 the two libraries' runs is then not in the update. Needs the peer
 interpreter (SOFTLEARNING_PEER_PYTHON, with sbx-rl)."""
 
+import itertools
 import pickle
 import subprocess
 
@@ -40,19 +41,19 @@ def minibatch():
             'dones': np.zeros(n, np.float32)}
 batch = minibatch()
 numpy = lambda tree: jax.tree.map(np.asarray, tree)
-actor = {'params': p.actor_state.params, 'batch_stats': p.actor_state.batch_stats}
-def noise(key, observations, train):
+def noise(actor_state, key, observations, train):
     # The base Gaussian's draw of SBX's sample(seed=key), as N(0, 1) noise.
-    dist = p.actor_state.apply_fn(actor, observations, train=train,
+    actor = {'params': actor_state.params, 'batch_stats': actor_state.batch_stats}
+    dist = actor_state.apply_fn(actor, observations, train=train,
                                   **({'mutable': ['batch_stats']} if train else {}))
     dist = dist[0] if train else dist
     draw = dist.distribution.sample(seed=key)
     return np.asarray((draw - dist.distribution.loc) / dist.distribution.stddev())
 critic_key, actor_key = jax.random.PRNGKey(1), jax.random.PRNGKey(2)
 out = {'batch': batch,
-       'critic_noise': noise(jax.random.split(critic_key, 3)[1],
+       'critic_noise': noise(p.actor_state, jax.random.split(critic_key, 3)[1],
                              batch['next_observations'], False),
-       'actor_noise': noise(jax.random.split(actor_key, 3)[2],
+       'actor_noise': noise(p.actor_state, jax.random.split(actor_key, 3)[2],
                             batch['observations'], True),
        'qf': numpy({'params': p.qf_state.params, 'stats': p.qf_state.batch_stats}),
        'actor': numpy({'params': p.actor_state.params, 'stats': p.actor_state.batch_stats})}
@@ -79,9 +80,8 @@ for k in range(%(updates)d):
     batch = minibatch()
     critic_key = jax.random.PRNGKey(100 + k)
     actor_key = jax.random.PRNGKey(1000 + k)
-    actor = {'params': actor_state.params, 'batch_stats': actor_state.batch_stats}
     runs['batches'].append(batch)
-    runs['critic_noise'].append(noise(jax.random.split(critic_key, 3)[1],
+    runs['critic_noise'].append(noise(actor_state, jax.random.split(critic_key, 3)[1],
                                       batch['next_observations'], False))
     qf_state, (qf_loss, alpha), _ = CrossQ.update_critic(
         actor_state, qf_state, ent_state, batch['observations'],
@@ -92,7 +92,7 @@ for k in range(%(updates)d):
     if (k + 1) %% 3:
         runs['actor_noise'].append(None)
         continue
-    runs['actor_noise'].append(noise(jax.random.split(actor_key, 3)[2],
+    runs['actor_noise'].append(noise(actor_state, jax.random.split(actor_key, 3)[2],
                                      batch['observations'], True))
     actor_state, qf_state, ent_state, actor_loss, _, _ = (
         CrossQ.update_actor_and_temperature(
@@ -164,9 +164,8 @@ def _assert_stepped_as_sbx(model, before, after, critic=None):
 
 @pytest.fixture(scope='module')
 def sbx(tmp_path_factory):
-    """What SBX_HALF reports, run once."""
-    if not PEER_PYTHON:
-        pytest.skip('no peer interpreter')
+    """What SBX_HALF reports, run once (its tests skip without a peer
+    interpreter: needs_peer_python)."""
     skip_without('sbx')
     out = tmp_path_factory.mktemp('sbx') / 'sbx.pkl'
     subprocess.run([PEER_PYTHON, '-c', SBX_HALF % {
@@ -247,14 +246,12 @@ def test_thirty_updates_track_sbx_crossq(sbx, jit_compile, monkeypatch):
                                    adam_epsilon=1e-8)
     runs = sbx['runs']
     critic_noise = tf.Variable(runs['critic_noise'][0])
-    actor_noise = tf.Variable(runs['critic_noise'][0])
-    draws = []
+    actor_noise = tf.Variable(runs['actor_noise'][2])  # the first drawn
+    draws = itertools.count()
 
     def noise(shape, seed, dtype):
         # The critics' step draws first, the actor's (when it runs) next.
-        draws.append(None)
-        return tf.cast((critic_noise, actor_noise)[(len(draws) - 1) % 2],
-                       dtype)
+        return tf.cast((critic_noise, actor_noise)[next(draws) % 2], dtype)
 
     update = (tf.function(algorithm._counted_update, jit_compile=True,
                           autograph=False)
@@ -265,8 +262,8 @@ def test_thirty_updates_track_sbx_crossq(sbx, jit_compile, monkeypatch):
         critic_noise.assign(runs['critic_noise'][k])
         if runs['actor_noise'][k] is not None:
             actor_noise.assign(runs['actor_noise'][k])
-        if not jit_compile:
-            draws.clear()  # (traced once otherwise)
+        if not jit_compile:  # (XLA's function draws only when traced)
+            draws = itertools.count()
         reported.append({name: float(value) for name, value in update(
             _minibatch(batch, key)).items()})
     np.testing.assert_allclose([r['Q_loss'] for r in reported],
