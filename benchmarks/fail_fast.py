@@ -1,7 +1,7 @@
 """How fast a mistake is reported: the seconds from a command's start to
 its one-line error, for the errors the tests check only against a generous
 hang guard (tests/test_cluster.py's fail-fast tests, test_cli.py's bad
-input). Each is timed as a whole process, --repeats times, beside the time
+input, test_cli_usability.py's refusals before Ray Tune's import). Each is timed as a whole process, --repeats times, beside the time
 of `softlearning --help` (Python's start and the CLI's imports), so the
 ratio to it says how much the check itself costs whatever the machine.
 
@@ -42,6 +42,17 @@ def commands(temp_dir):
         'bad option value (--n-epochs -3)': (
             ['run_example_local', 'examples.development', '--n-epochs', '-3'],
             {}),
+        'unknown domain (--domain HalfCheeta)': (
+            ['run_example_local', 'examples.development', '--domain',
+             'HalfCheeta'], {}),
+        'misspelled key (--config ...discont=0.9)': (
+            ['run_example_local', 'examples.development', '--config',
+             'algorithm_params.config.discont=0.9'], {}),
+        'suite part not in the suite (--algorithms SACC)': (
+            ['benchmark', 'examples/benchmarks/smoke.yaml', '--algorithms',
+             'SACC'], {}),
+        'no such results folder (report)': (['report', 'no_such_folder'],
+                                            {}),
         'no cluster at --address': (
             [*cluster, '--address', f'127.0.0.1:{free_port()}'], {}),
         'no cluster on this machine': (

@@ -111,7 +111,7 @@ FAIL_FAST_GUARD_S = 300
 def test_bad_input_fails_fast_with_one_clear_message(args, message):
     # One message (after argparse's usage lines) and no TensorFlow import:
     # the command stopped before Ray and TensorFlow start (each writes
-    # lines of its own), which is what makes it fast (about 2 s:
+    # lines of its own), which is what makes it fast (about a second:
     # benchmarks/fail_fast.py times it). The timeout is only a hang guard.
     result = run_cli('run_example_local', 'examples.development', *args,
                      timeout=FAIL_FAST_GUARD_S)

@@ -52,6 +52,39 @@ def test_run_example_without_example_is_one_error():
     assert_one_line_error(result, "'run_example_local' needs an EXAMPLE module")
 
 
+
+REFUSED_COMMANDS = {
+    'an example option': ['run_example_local', 'examples.development',
+                          '--algorithm', 'SACC'],
+    'a sweep on a cluster': ['run_example_cluster', 'examples.development',
+                             '--universe', 'gymm'],
+    'a suite part': ['benchmark', 'examples/benchmarks/smoke.yaml',
+                     '--algorithms', 'SACC'],
+    'a suite file': ['benchmark', 'no_such_suite.yaml'],
+    'a results folder': ['report', 'no_such_folder'],
+}
+
+
+@pytest.mark.parametrize('argv', REFUSED_COMMANDS.values(),
+                         ids=REFUSED_COMMANDS)
+def test_a_refusal_comes_before_ray_tune_is_imported(argv):
+    """A mistyped option is answered in a fraction of a second: the
+    options are checked before Ray Tune and the analysis modules (seconds
+    of imports) are, not only before Ray starts."""
+    script = ('import sys\n'
+              'from softlearning.cli.main import main\n'
+              'try:\n'
+              f'    code = main({argv!r})\n'
+              'except SystemExit as exit:\n'
+              '    code = exit.code\n'
+              "print('exit', code)\n"
+              "print(sorted(m for m in ('ray.tune', 'scipy.stats')"
+              ' if m in sys.modules))\n')
+    result = subprocess.run([sys.executable, '-c', script], cwd=REPO_ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert result.stdout.splitlines()[-2:] == ['exit 2', '[]'], (
+        result.stdout, result.stderr[-3000:])
+
 # Paths the help texts, the README and the documentation's pages name, e.g.
 # examples/curriculum/ or softlearning/environments/rendering.py.
 PATH_PATTERN = re.compile(

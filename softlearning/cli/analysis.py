@@ -136,18 +136,25 @@ def _fail(parser, error):
     parser.exit(2, f"{parser.prog}: error: {error}\n")
 
 
-def _load(parser, paths, include_failed=False):
-    from softlearning.analysis.results import load_trials
-    for path in paths:
+def _parse(parser, argv):
+    """The command line's options, its folders checked before the
+    analysis modules (pandas, SciPy, Matplotlib: seconds) are imported."""
+    args = parser.parse_args(argv)
+    for path in args.paths:
         if not os.path.isdir(os.path.expanduser(path)):
             _fail(parser, f"no such folder: {path}")
+    return args
+
+
+def _load(parser, paths, include_failed=False):
+    from softlearning.analysis.results import load_trials
     return load_trials([os.path.expanduser(path) for path in paths],
                        include_failed)
 
 
 def summary_main(argv=None):
     parser = _summary_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     from softlearning.analysis.summary import (format_not_finished,
                                                format_summary, sort_summary,
                                                summarize)
@@ -170,7 +177,7 @@ def summary_main(argv=None):
 
 def plot_main(argv=None):
     parser = _plot_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     from softlearning.analysis.plot import plot_learning_curves, save_figure
     try:
         figure = plot_learning_curves(
@@ -185,7 +192,7 @@ def plot_main(argv=None):
 
 def report_main(argv=None):
     parser = _report_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     from softlearning.analysis.benchmark_report import write_report
     output_dir = os.path.expanduser(
         args.output_dir or os.path.join(args.paths[0], 'report'))

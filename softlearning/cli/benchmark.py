@@ -68,7 +68,6 @@ def get_parser():
 def run(argv=None):
     from softlearning.experiments.benchmark import suite_experiment, suites
     from softlearning.experiments.benchmark.suite_part import part_of_suite
-    from softlearning.experiments.tune import runner as tune_runner
     parser = get_parser()
     args = parser.parse_args(argv)
     suite = part_of_suite(suites.load_suite(args.suite, name=args.name),
@@ -85,6 +84,8 @@ def run(argv=None):
     if args.dry_run:
         return 0
     suite_experiment.write_suite_copy(suite, experiment)
+    # Ray Tune's import (over a second) once the suite is checked.
+    from softlearning.experiments.tune import runner as tune_runner
     runner = (tune_runner.run_on_cluster if mode == 'cluster'
               else tune_runner.run_local)
     code = tune_runner.report(runner(experiment),

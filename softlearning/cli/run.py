@@ -51,17 +51,19 @@ def prepare_from_command_line(example_module_name, argv, mode,
 
 def run_example_local(example_module_name, argv=None):
     """The example as a Tune experiment on a Ray instance started here."""
-    from softlearning.experiments.tune import runner as tune_runner
     experiment = prepare_from_command_line(example_module_name, argv,
                                            'local')
+    # Ray Tune's import (over a second) after the options are checked.
+    from softlearning.experiments.tune import runner as tune_runner
     return tune_runner.report(tune_runner.run_local(experiment))
 
 
 def run_example_cluster(example_module_name, argv=None):
     """The example as a Tune experiment on a running Ray cluster."""
-    from softlearning.experiments.tune import runner as tune_runner
     experiment = prepare_from_command_line(example_module_name, argv,
                                            'cluster')
+    # Ray Tune's import (over a second) after the options are checked.
+    from softlearning.experiments.tune import runner as tune_runner
     return tune_runner.report(tune_runner.run_on_cluster(experiment))
 
 

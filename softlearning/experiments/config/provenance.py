@@ -19,7 +19,8 @@ that step's source:
 
 import math
 
-from softlearning.experiments.config.search_spaces import is_search_space
+from softlearning.experiments.config.search_spaces import (
+    DrawnSeed, is_search_space)
 
 
 def described(value):
@@ -33,6 +34,8 @@ def described(value):
         return value
     if isinstance(value, str):
         return str(value)
+    if isinstance(value, DrawnSeed):
+        return {'randint': [value.lower, value.upper]}
     kind = type(value).__name__
     if kind == 'Categorical':
         return {'choice': described(value.categories)}

@@ -13,9 +13,7 @@ space; anything else is a plain value:
 import difflib
 import json
 import numbers
-
-from ray import tune
-from ray.tune.search.sample import Domain
+import sys
 
 SEARCH_SPACE_FORMS = {
     'grid_search': '{"grid_search": [a, b, ...]}',
@@ -60,9 +58,31 @@ def _bounds(key, value, form, integer=False):
     return low, high
 
 
+class DrawnSeed:
+    """The presets' seed: a different one drawn for each trial, as Tune's
+    ``randint(lower, upper)`` would, standing in for it while the options
+    are checked (``as_tune``), so that a refused option never pays for
+    importing Tune."""
+
+    def __init__(self, lower, upper):
+        self.lower, self.upper = lower, upper
+
+    def as_tune(self):
+        from ray import tune
+        return tune.randint(self.lower, self.upper)
+
+
+def _is_domain(value):
+    """Whether ``value`` is one of Tune's sampled search spaces. Such a
+    value exists only once Tune's module is imported, so a command that
+    stops at a bad option never pays for importing Tune (over a second)."""
+    sample = sys.modules.get('ray.tune.search.sample')
+    return sample is not None and isinstance(value, sample.Domain)
+
+
 def is_search_space(value):
     """Whether ``value`` is already one of Tune's search spaces."""
-    return isinstance(value, Domain) or (
+    return isinstance(value, DrawnSeed) or _is_domain(value) or (
         isinstance(value, dict) and set(value) == {'grid_search'})
 
 
@@ -72,7 +92,7 @@ def possible_values(value):
     if isinstance(value, dict) and set(value) == {'grid_search'}:
         return list(value['grid_search'])
     categories = getattr(value, 'categories', None)
-    if isinstance(value, Domain) and categories is not None:
+    if _is_domain(value) and categories is not None:
         return list(categories)
     return [value]
 
@@ -99,6 +119,7 @@ def to_search_space(key, value):
             raise _bad(key, value, f'"{form}" is not a form; did you mean '
                                    f'"{close[0]}"?')
         return value  # a plain one-key object, e.g. environment kwargs
+    from ray import tune
     if form == 'grid_search':
         return tune.grid_search(_values(key, value, form))
     if form == 'choice':

@@ -51,7 +51,7 @@ from softlearning.experiments.config.provenance import Provenance
 from softlearning.experiments.config.run_length import (
     fit_warm_up, no_update_notice)
 from softlearning.experiments.config.search_spaces import (
-    holds_search_space, is_search_space, to_search_space)
+    DrawnSeed, holds_search_space, is_search_space, to_search_space)
 
 
 def merge(base, update):
@@ -398,7 +398,6 @@ def get_variant_spec(args, defaults=None):
     before Ray or TensorFlow start, with the valid choices. ``defaults``:
     an example's own settings ({dotted key: value}), over the presets and
     under everything else (debug-sized epochs included)."""
-    from ray import tune
     provenance = provenance_of(args)
     universe, domain = args.universe, args.domain
     task = resolve_task(universe, domain, args.task)
@@ -406,7 +405,7 @@ def get_variant_spec(args, defaults=None):
     for key, value in (defaults or {}).items():
         set_by_path(variant_spec, key, value, source="the example's defaults")
         provenance.step('example default', variant_spec, keys=[key])
-    variant_spec['run_params']['seed'] = tune.randint(0, 10000)
+    variant_spec['run_params']['seed'] = DrawnSeed(0, 10000)
     provenance.step('preset', variant_spec)
     debug = args.mode == 'debug'
     if debug:
@@ -441,6 +440,9 @@ def get_variant_spec(args, defaults=None):
                        skip=holds_search_space)
     variant_spec = with_constructor_defaults(variant_spec)
     provenance.step('constructor default', variant_spec)
+    if isinstance(variant_spec['run_params']['seed'], DrawnSeed):
+        variant_spec['run_params']['seed'] = (
+            variant_spec['run_params']['seed'].as_tune())
     untrained = no_update_notice(variant_spec['algorithm_params']['config'])
     if untrained and not debug:  # (a debug-sized run checks a setup only)
         _notice_function(args)(untrained)
