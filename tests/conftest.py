@@ -95,6 +95,17 @@ def run_cli(*args, timeout=900, env=None, environ=None, cwd=REPO_ROOT):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def run_python(script, timeout=300, env=None):
+    """Runs ``python -c SCRIPT`` from the repository root in a fresh
+    process (what a statement imports shows in that process's
+    ``sys.modules``, not in this one's), with the repository on PYTHONPATH
+    and ``env`` (extra variables) laid over this process's environment."""
+    return subprocess.run([sys.executable, '-c', script], cwd=REPO_ROOT,
+                          env={**os.environ, 'PYTHONPATH': REPO_ROOT,
+                               **(env or {})},
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def run_clis_at_once(commands, timeout=900, env=None, envs=None):
     """Runs several ``softlearning`` commands ({name: ARGS}) at the same
     time, as ``run_cli`` runs one: end-to-end runs spend much of their time

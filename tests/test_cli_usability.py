@@ -5,14 +5,12 @@ import glob
 import importlib.util
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from conftest import (
     FAKE_TENSORFLOW_STARTUP, REPO_ROOT, TENSORFLOW_IMPORTED, TENSORFLOW_NOISE,
-    assert_one_line_error, read_progress, run_cli, trial_dirs)
+    assert_one_line_error, read_progress, run_cli, run_python, trial_dirs)
 
 # Lines TensorFlow writes at start-up on some machines (CUDA missing, oneDNN
 # on AVX-512 BF16 CPUs): never shown, on any machine.
@@ -80,8 +78,7 @@ def test_a_refusal_comes_before_ray_tune_is_imported(argv):
               "print('exit', code)\n"
               "print(sorted(m for m in ('ray.tune', 'scipy.stats')"
               ' if m in sys.modules))\n')
-    result = subprocess.run([sys.executable, '-c', script], cwd=REPO_ROOT,
-                            capture_output=True, text=True, timeout=300)
+    result = run_python(script)
     assert result.stdout.splitlines()[-2:] == ['exit 2', '[]'], (
         result.stdout, result.stderr[-3000:])
 
@@ -242,10 +239,7 @@ def test_startup_noise_is_dropped_by_rule_and_real_errors_kept(
         gpu_in_use, cuda_lines):
     """INFO records go, whatever they say; CUDA's records go unless a GPU
     is in use; warnings, errors and Python output stay, in order."""
-    result = subprocess.run(
-        [sys.executable, '-c', FILTER_SCRIPT % gpu_in_use], cwd=REPO_ROOT,
-        env={**os.environ, 'PYTHONPATH': REPO_ROOT}, capture_output=True,
-        text=True, timeout=60)
+    result = run_python(FILTER_SCRIPT % gpu_in_use, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
         *cuda_lines,
@@ -255,13 +249,11 @@ def test_startup_noise_is_dropped_by_rule_and_real_errors_kept(
 
 
 def test_tensorflow_import_is_quiet_without_gpu():
-    result = subprocess.run(
-        [sys.executable, '-c', 'from softlearning.utils.tensorflow_logging '
-         'import import_tensorflow; tf = import_tensorflow(); '
-         'print(tf.constant(2) * 3)'],
-        cwd=REPO_ROOT, env={**os.environ, 'PYTHONPATH': os.pathsep.join(
-            [FAKE_TENSORFLOW_STARTUP, REPO_ROOT])},
-        capture_output=True, text=True, timeout=120)
+    result = run_python(
+        'from softlearning.utils.tensorflow_logging import import_tensorflow; '
+        'tf = import_tensorflow(); print(tf.constant(2) * 3)', timeout=120,
+        env={'PYTHONPATH': os.pathsep.join([FAKE_TENSORFLOW_STARTUP,
+                                            REPO_ROOT])})
     assert result.returncode == 0, result.stderr
     assert 'tf.Tensor(6' in result.stdout
     assert_quiet_about_cuda(result)
@@ -299,11 +291,8 @@ def test_a_run_starts_without_keras_3_or_trackers_it_does_not_use(
     """softlearning's networks are tf-keras: TensorFlow does not load Keras
     3 (and scikit-learn, matplotlib with it), and Tune does not import the
     trackers to tag a run whose usage statistics are off."""
-    result = subprocess.run(
-        [sys.executable, '-c', STARTUP_SCRIPT], cwd=REPO_ROOT,
-        env={**os.environ, 'PYTHONPATH': REPO_ROOT,
-             'RAY_USAGE_STATS_ENABLED': usage_stats},
-        capture_output=True, text=True, timeout=120)
+    result = run_python(STARTUP_SCRIPT, timeout=120,
+                        env={'RAY_USAGE_STATS_ENABLED': usage_stats})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == loaded
 

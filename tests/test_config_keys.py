@@ -2,12 +2,11 @@
 arguments before TensorFlow is imported, by reading the TensorFlow
 components' source: that reading must agree with Python's own signatures."""
 
-import subprocess
 import sys
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import run_python
 from softlearning import algorithms, policies, value_functions
 from softlearning.utils.registry import load
 from softlearning.utils.signatures import (
@@ -82,8 +81,7 @@ def test_checking_a_variant_does_not_import_tensorflow():
         "try:\n    check_config_keys(spec)\n"
         "except ValueError as error:\n    print(error)\n"
         "print('tensorflow' in sys.modules)\n")
-    result = subprocess.run([sys.executable, '-c', script], cwd=REPO_ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = run_python(script, timeout=120)
     assert result.returncode == 0, result.stderr
     message, imported = result.stdout.splitlines()
     assert "Unknown key 'discont'" in message and "'discount'" in message

@@ -3,18 +3,14 @@ stored episodes says they should be, rewards recomputed by the
 environment's function, exact resume, Fetch tasks under --universe gym, and
 refusals before Ray starts."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
+from conftest import assert_one_line_error, run_cli, run_python
 from softlearning import replay_pools
 from softlearning.replay_pools.hindsight_replay_pool import (
     HindsightReplayPool, check_goal_environment)
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHAPES = {'observation': (2,), 'achieved_goal': (2,), 'desired_goal': (2,)}
 THRESHOLD = 0.5
 
@@ -264,38 +260,27 @@ def test_goal_environment_check_names_what_is_missing():
         check_goal_environment(pendulum)
 
 
-def run_cli(*options):
-    return subprocess.run(
-        [sys.executable, '-m', 'softlearning.cli', 'run_example_local',
-         'examples.development', *options], cwd=REPO_ROOT,
-        capture_output=True, text=True, stdin=subprocess.DEVNULL,
-        env={**os.environ, 'RAY_USAGE_STATS_ENABLED': '0'}, timeout=300)
-
-
-def last_line(result):
-    """The error: the one line the command wrote to stderr."""
-    (line,) = result.stderr.strip().splitlines()
-    return line
+def run_example(*options):
+    return run_cli('run_example_local', 'examples.development', *options,
+                   timeout=300)
 
 
 def test_her_on_an_environment_without_goals_stops_before_ray():
-    result = run_cli('--universe', 'gym', '--domain', 'Pendulum', '--task',
-                     'v1', '--her', 'future')
-    assert result.returncode != 0
-    line = last_line(result)
-    assert line.startswith('softlearning: error: Hindsight replay needs a '
-                           'goal-conditioned environment: gym/Pendulum/v1')
+    result = run_example('--universe', 'gym', '--domain', 'Pendulum',
+                         '--task', 'v1', '--her', 'future')
+    assert_one_line_error(result, 'softlearning: error: Hindsight replay '
+                          'needs a goal-conditioned environment: '
+                          'gym/Pendulum/v1')
     assert 'Ray' not in result.stderr and 'ray' not in result.stdout
 
 
 def test_her_with_an_agent_whose_pool_cannot_relabel_stops_before_ray():
     pytest.importorskip('gymnasium_robotics')
-    result = run_cli('--algorithm', 'FastTD3', '--universe', 'gym',
-                     '--domain', 'FetchReach', '--task', 'v4', '--her',
-                     'future')
-    assert result.returncode != 0
-    assert ('this agent\'s pool is a NStepReplayPool (--her off'
-            in last_line(result))
+    result = run_example('--algorithm', 'FastTD3', '--universe', 'gym',
+                         '--domain', 'FetchReach', '--task', 'v4', '--her',
+                         'future')
+    assert_one_line_error(result, "this agent's pool is a NStepReplayPool "
+                          '(--her off')
 
 
 def test_simulate_builds_fetch_tasks_at_the_frame_size_asked_for(
@@ -311,9 +296,7 @@ def test_simulate_builds_fetch_tasks_at_the_frame_size_asked_for(
         "{'width': 64, 'height': 48})\n"
         "environment.reset(seed=0)\n"
         "print(environment.render().shape)\n")
-    result = subprocess.run(
-        [sys.executable, '-c', script], cwd=REPO_ROOT, capture_output=True,
-        text=True, timeout=300, env={**os.environ, 'MUJOCO_GL': 'osmesa',
+    result = run_python(script, env={'MUJOCO_GL': 'osmesa',
                                      'PYOPENGL_PLATFORM': 'osmesa'})
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == '(48, 64, 3)'

@@ -1,19 +1,15 @@
 """The numpy-only policies that sampler actors act with."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from scipy import stats
 
+from conftest import run_python
 from softlearning.policies import (FeedforwardGaussianPolicy,
                                    FeedforwardSamplingPolicy,
                                    NumpyGaussianPolicy, NumpySamplingPolicy,
                                    NumpyUniformPolicy, get_numpy_policy)
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OBSERVATION_SHAPES = {'position': (3,), 'velocity': (2,)}
 ACTION_SHAPE = (2,)
 
@@ -165,10 +161,7 @@ print('tensorflow loaded:', 'tensorflow' in sys.modules)
 
 
 def test_sampler_actor_code_path_never_loads_tensorflow():
-    result = subprocess.run(
-        [sys.executable, '-c', ACTOR_SCRIPT], cwd=REPO_ROOT,
-        env={**os.environ, 'PYTHONPATH': REPO_ROOT},
-        capture_output=True, text=True, timeout=300)
+    result = run_python(ACTOR_SCRIPT)
     assert result.returncode == 0, result.stderr[-3000:]
     assert 'tensorflow loaded: False' in result.stdout
 

@@ -4,12 +4,10 @@ API's keywords, sweep files and the run modes all read."""
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, run_python
 from softlearning import experiments
 from softlearning.cli.options import get_parser
 from softlearning.experiments.config import option_schema
@@ -102,10 +100,7 @@ def test_the_experiments_api_imports_neither_cli_nor_analysis(tmp_path):
         f"pendulum_lr.json', cpus=2, local_dir='{tmp_path}')\n"
         "print(sorted(m for m in sys.modules if m.startswith(("
         "'softlearning.cli', 'softlearning.analysis', 'tensorflow'))))\n")
-    result = subprocess.run(
-        [sys.executable, '-c', script], cwd=REPO_ROOT, capture_output=True,
-        text=True, timeout=300,
-        env={**os.environ, 'PYTHONPATH': REPO_ROOT})
+    result = run_python(script)
     assert result.returncode == 0, result.stderr[-3000:]
     # Importing the API imports no Ray: only what needs Tune does.
     assert result.stdout.strip().splitlines()[-2:] == ['False', '[]']

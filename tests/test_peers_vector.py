@@ -6,7 +6,6 @@ refusals of what the peers cannot match, and (with a peer library
 installed) a short SB3 run on FetchPush that resumes with its
 normalization's statistics."""
 
-import os
 
 import pytest
 

@@ -3,8 +3,6 @@ frames of an environment that counts its steps), pixel settings per domain,
 rendering gymnasium's MuJoCo tasks (in a subprocess: OSMesa must not share
 a process with TensorFlow), and bad pixel input as one clear error."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -140,13 +138,8 @@ print(first.shape, first.dtype, int(environment.action_repeat),
 def test_gymnasium_mujoco_renders_pixels():
     """In a process without TensorFlow, as sampler actors render: frames of
     the chosen size, the stack shifting by one frame per step."""
-    import subprocess
-    import sys
-    from conftest import REPO_ROOT
-    result = subprocess.run(
-        [sys.executable, '-c', RENDER_GYMNASIUM_MUJOCO], cwd=REPO_ROOT,
-        capture_output=True, text=True, timeout=120,
-        env={**os.environ, 'PYTHONPATH': REPO_ROOT})
+    from conftest import run_python
+    result = run_python(RENDER_GYMNASIUM_MUJOCO, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().splitlines()[-1] == (
         '(48, 48, 6) uint8 4 True True 1'), result.stdout
