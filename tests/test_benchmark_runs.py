@@ -185,11 +185,11 @@ def test_smoke_suite_resumes_after_an_interruption_and_reports(tmp_path):
     # Another suite under the same name is refused, not mixed in.
     changed = tmp_path / 'suite.yaml'
     changed.write_text(yaml.safe_dump({**yaml.safe_load(open(path)),
-                                       'seeds': [0, 1, 2]}))
+                                       'steps': 1200}))
     assert_one_line_error(
         run_cli('benchmark', changed, '--local-dir', tmp_path, timeout=120),
         "holds the results of another version of suite 'smoke' (it differs "
-        "in: seeds)")
+        "in: steps)")
 
 
 # Two cells, not two seeds of one: a grid over cells is what gives Tune's

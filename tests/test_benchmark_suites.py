@@ -2,7 +2,9 @@
 (one-line errors before TensorFlow), the suite as one Tune experiment with
 one evaluation protocol, and every shipped suite built."""
 
+import dataclasses
 import glob
+import json
 import os
 
 import pytest
@@ -162,6 +164,29 @@ def test_part_of_a_suite_keeps_its_order_and_protocol(tmp_path):
         part_of_suite(suite, algorithms=['SQL'])
     with pytest.raises(SuiteError, match='--seeds must be integers'):
         part_of_suite(suite, seeds=['one'])
+
+
+def test_a_results_folder_refuses_other_runs_and_another_version(tmp_path):
+    """A folder holds one grid of runs (Tune resumes an experiment only
+    with the grid it started with): another part of the suite is sent to a
+    folder of its own, a changed protocol to a new name."""
+    from softlearning.experiments.benchmark.suite_experiment import (
+        _check_same_suite)
+    suite = load_suite(write_suite(tmp_path, {**TINY_SUITE,
+                                              'seeds': [0, 1, 2]}))
+    held = part_of_suite(suite, seeds=['0'])
+    (tmp_path / 'suite.json').write_text(json.dumps(held.as_dict()))
+    _check_same_suite(str(tmp_path), held)  # the same runs: resumed
+    with pytest.raises(SuiteError) as error:
+        _check_same_suite(str(tmp_path), part_of_suite(suite, seeds=['1']))
+    assert str(error.value) == (
+        f"{tmp_path} holds other runs of suite 'tiny' (seeds 0); other runs "
+        "go in a results folder of their own: give --local-dir DIR or --name "
+        "NEW (softlearning report reads several folders together).")
+    with pytest.raises(SuiteError, match=r"another version of suite 'tiny' "
+                       r"\(it differs in: steps\)"):
+        _check_same_suite(str(tmp_path), dataclasses.replace(held,
+                                                             steps=1200))
 
 
 def test_dry_run_of_part_of_a_suite(tmp_path):

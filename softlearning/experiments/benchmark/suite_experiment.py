@@ -1,6 +1,7 @@
 """A suite as ONE Tune experiment: its cells' variants merged into one spec
 (the cells' settings resolved per trial), its results folder checked for
-another version of the suite, and what the command says before it runs."""
+other runs or another version of the suite, and what the command says
+before it runs."""
 
 import dataclasses
 import functools
@@ -12,6 +13,10 @@ from softlearning.utils import storage
 from softlearning.experiments.benchmark.suites import (
     RESULTS_FOLDER, SUITE_COPY, TRIAL_NAME_TEMPLATE, SuiteError,
     benchmark_entry, environment_config, protocol_config)
+
+# What a part of a suite chooses (suite_part.py): folders that differ only
+# in these hold other runs of the same protocol.
+PART_KEYS = ('algorithms', 'environments', 'seeds')
 
 
 def _cell_value(values, config):
@@ -52,6 +57,16 @@ def _check_same_suite(folder, suite):
     now = json.loads(json.dumps(suite.as_dict()))
     differ = sorted(key for key in set(before) | set(now)
                     if before.get(key) != now.get(key))
+    if differ and set(differ) <= set(PART_KEYS):
+        # Tune resumes an experiment only with the grid it started with, so
+        # another choice of runs cannot join it; the report reads both.
+        held = '; '.join(f"{key} {', '.join(map(str, before.get(key, [])))}"
+                         for key in differ)
+        raise SuiteError(
+            f"{folder} holds other runs of suite '{suite.name}' ({held}); "
+            "other runs go in a results folder of their own: give "
+            "--local-dir DIR or --name NEW (softlearning report reads "
+            "several folders together).")
     if differ:
         raise SuiteError(
             f"{folder} holds the results of another version of suite "
