@@ -78,6 +78,10 @@ SUITES = {
     # CrossQ and TQC on FetchPush, seed 10 (TQC stopped at 45,000 steps).
     'fetch_push_agents': {'runs': ['fetch_push_agents/*/*'], 'steps': None},
     'frontier_hard': {'runs': ['frontier_hard/*/*'], 'steps': None},
+    # dog-run made again after the log-probability fix, pair by pair on the
+    # AVX2 machine type; the suite keeps its AVX-512 runs until it is done.
+    'frontier_hard_dog_redo': {'runs': ['frontier_hard_dog_redo/*/*'],
+                               'steps': None},
     # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
     'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',
                                       'crossq_humanoid_renorm_warmup/*/*',
