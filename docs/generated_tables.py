@@ -78,10 +78,10 @@ SUITES = {
     # CrossQ and TQC on FetchPush, seed 10 (TQC stopped at 45,000 steps).
     'fetch_push_agents': {'runs': ['fetch_push_agents/*/*'], 'steps': None},
     'frontier_hard': {'runs': ['frontier_hard/*/*'], 'steps': None},
-    # dog-run made again after the log-probability fix, pair by pair on the
-    # AVX2 machine type; the suite keeps its AVX-512 runs until it is done.
-    'frontier_hard_dog_redo': {'runs': ['frontier_hard_dog_redo/*/*'],
-                               'steps': None},
+    # dog-run's runs made before the log-probability fix (AVX-512 machine
+    # type); the suite's dog-run runs were made again after it (AVX2).
+    'frontier_hard_dog_before_fix': {
+        'runs': ['frontier_hard_dog_before_fix/*/*'], 'steps': None},
     # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
     'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',
                                       'crossq_humanoid_renorm_warmup/*/*',

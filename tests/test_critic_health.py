@@ -21,7 +21,7 @@ DIVERGED = {
     'frontier_hard_probes/softlearning/CrossQ-dog-run-seed0',
     'frontier_hard_probes/softlearning/CrossQ-dog-run-seed0-xla-log-prob',
     'frontier_hard_probes/softlearning/CrossQ-dog-run-seed1',
-    'frontier_hard/softlearning/CrossQ-dog-run-seed1',
+    'frontier_hard_dog_before_fix/softlearning/CrossQ-dog-run-seed1',
     'crossq_dog_renorm_warmup/softlearning/CrossQ-dog-run-seed0',
     'crossq_dog_symlog/softlearning/CrossQ-dog-run-seed1',
     'crossq_dog_lecun_init/softlearning/CrossQ-dog-run-seed0',
