@@ -82,6 +82,11 @@ SUITES = {
     # type); the suite's dog-run runs were made again after it (AVX2).
     'frontier_hard_dog_before_fix': {
         'runs': ['frontier_hard_dog_before_fix/*/*'], 'steps': None},
+    # Humanoid's runs made before the log-probability fix (AVX-512 machine
+    # type, under XLA); the suite's Humanoid pairs were made again after it
+    # (AVX2).
+    'frontier_hard_humanoid_before_fix': {
+        'runs': ['frontier_hard_humanoid_before_fix/*/*'], 'steps': None},
     # Humanoid, 200,000 steps, seeds of their own: the preset and ablations.
     'crossq_humanoid_200k': {'runs': ['crossq_humanoid_200k/*/*',
                                       'crossq_humanoid_renorm_warmup/*/*',
