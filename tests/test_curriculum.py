@@ -13,6 +13,7 @@ import ray
 from conftest import assert_one_line_error, run_cli
 from softlearning import curriculum, environments, policies, replay_pools
 from softlearning import samplers
+from softlearning.utils import local_ray
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED_EXAMPLE = {"mass": {"iters": [0, 20, 30, 40, 50], "range": [0.0, 10.0]},
@@ -118,7 +119,7 @@ def test_randomized_parameter_is_drawn_per_episode():
 
 @pytest.fixture(scope='module')
 def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, runtime_env={
+    local_ray.start(num_cpus=2, include_dashboard=False, runtime_env={
         # tests/ too: actors unpickle this module's read_physics.
         'env_vars': {'PYTHONPATH': f'{REPO_ROOT}:{REPO_ROOT}/tests',
                      'TF_CPP_MIN_LOG_LEVEL': '2'}})

@@ -9,6 +9,7 @@ import pytest
 
 from softlearning.experiments.tune.progress_file import (
     ProgressFile, columns_for, rewrite_with_columns)
+from softlearning.utils import local_ray
 
 
 def _rows(path):
@@ -33,7 +34,7 @@ def test_rewrite_keeps_every_value_under_its_column(tmp_path):
 @pytest.fixture(scope='module')
 def ray_session():
     import ray
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    local_ray.start(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 

@@ -9,6 +9,7 @@ import ray
 
 from softlearning import environments, policies, replay_pools, samplers
 from softlearning.samplers import Sampler
+from softlearning.utils import local_ray
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENVIRONMENT_PARAMS = {'universe': 'gym', 'domain': 'HalfCheetah',
@@ -23,8 +24,8 @@ ACTOR_OPTIONS = {'runtime_env': {'env_vars': {
 
 @pytest.fixture(scope='module')
 def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False,
-             runtime_env=ACTOR_OPTIONS['runtime_env'])
+    local_ray.start(num_cpus=2, include_dashboard=False,
+                    runtime_env=ACTOR_OPTIONS['runtime_env'])
     yield
     ray.shutdown()
 

@@ -99,7 +99,8 @@ def run_in_process(experiment):
     uses_ray = variant['sampler_params']['class_name'] == 'RemoteSampler'
     if uses_ray:
         import ray
-        ray.init(num_cpus=args.cpus, include_dashboard=False)
+        from softlearning.utils import local_ray
+        local_ray.start(num_cpus=args.cpus, include_dashboard=False)
     try:
         _train_in_process(
             build_outside_tune(experiment.trainable_class, variant),

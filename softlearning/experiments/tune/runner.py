@@ -49,13 +49,13 @@ def run_local(experiment):
     options = experiment.options
 
     def start_ray():
-        import ray
+        from softlearning.utils import local_ray
         with tune_behaviour.quiet_token_notice():
             # Ray's INFO lines (an instance started, a token written) are
             # its own workings, as when joining a cluster (cluster.py).
-            ray.init(num_cpus=options.cpus, num_gpus=options.gpus,
-                     resources=options.resources, include_dashboard=False,
-                     logging_level='WARNING')
+            local_ray.start(num_cpus=options.cpus, num_gpus=options.gpus,
+                            resources=options.resources,
+                            include_dashboard=False, logging_level='WARNING')
     return _run(experiment, start_ray)
 
 
