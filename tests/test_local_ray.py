@@ -17,12 +17,8 @@ TIMED_OUT = ("The current node timed out during startup. This could happen "
 
 
 def running(pid):
-    try:
-        with open(f'/proc/{pid}/stat') as f:
-            state = f.read().rsplit(')', 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ('Z', 'X')  # a zombie has ended
+    fields = local_ray.stat_fields(pid)
+    return bool(fields) and fields[0] not in ('Z', 'X')  # a zombie has ended
 
 
 @pytest.mark.slow

@@ -46,23 +46,27 @@ def _children():
         return set()
     children = {}
     for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f'/proc/{entry}/stat') as f:
-                # After the command name (in parentheses, and free to hold
-                # spaces): state, ppid, ..., start time (the 22nd field).
-                fields = f.read().rsplit(')', 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(
-            (int(entry), fields[19]))
+        fields = stat_fields(entry) if entry.isdigit() else None
+        if fields:
+            children.setdefault(int(fields[1]), []).append(
+                (int(entry), fields[19]))
     found, parents = set(), [os.getpid()]
     while parents:
         for child in children.get(parents.pop(), ()):
             found.add(child)
             parents.append(child[0])
     return found
+
+
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command name (in parentheses,
+    and free to hold spaces): state, ppid, ..., start time (the 22nd field
+    of the file, index 19 here); None once the process is gone."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[1].split()
+    except OSError:
+        return None
 
 
 def _stop(processes):
