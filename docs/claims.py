@@ -62,7 +62,15 @@ def _forms(value):
 
 
 def _numbers_of_text(text):
-    return {token for token in NUMBER.findall(text)}
+    """The numbers ``text`` prints, each decimal with its rounding to a
+    whole number too (a table's 5,503.9 is the prose's 5,504)."""
+    found = set()
+    for token in NUMBER.findall(text):
+        found.add(token)
+        if '.' in token:
+            value = float(token.replace(',', ''))
+            found |= {f'{value:,.0f}', f'{value:.0f}'}
+    return found
 
 
 def _numbers_of_tree(tree):

@@ -150,6 +150,35 @@ def test_report_command_end_to_end(suite, tmp_path):
         f'{finals.mean():.1f} ± {finals.std():.1f} (3 seeds)')
 
 
+def test_compare_adds_a_pair_of_any_two_agents(suite, tmp_path):
+    """--compare 'X,Y' gives P(X > Y) beside the same-algorithm pairs (here
+    the default pair reversed, so the two must sum to 1: no ties)."""
+    root, _ = suite
+    output = tmp_path / 'out'
+    result = run_cli('report', root, '--output-dir', output, '--reps', 200,
+                     '--compare', 'sbx SAC, softlearning SAC',
+                     '--compare', 'softlearning SAC,sbx SAC')
+    assert result.returncode == 0, result.stderr
+    rows = pd.read_csv(output / 'improvement.csv')
+    assert list(zip(rows.x, rows.y)) == [
+        ('softlearning SAC', 'sbx SAC'), ('sbx SAC', 'softlearning SAC')]
+    assert rows.probability.sum() == pytest.approx(1.0)
+    assert '| sbx SAC | softlearning SAC | ' in (
+        output / 'report.md').read_text()
+
+
+@pytest.mark.parametrize('pair', ['sbx TD3,softlearning SAC', 'sbx SAC',
+                                  'sbx SAC,sbx SAC'])
+def test_compare_with_a_wrong_pair_is_one_clear_error(suite, tmp_path, pair):
+    root, _ = suite
+    result = run_cli('report', root, '--output-dir', tmp_path / 'out',
+                     '--compare', pair)
+    assert_one_line_error(result, f"--compare takes two different agents "
+                          f"as 'X,Y', got '{pair}'; the agents are: sbx SAC, "
+                          f"softlearning SAC.")
+    assert not (tmp_path / 'out' / 'report.md').exists()
+
+
 def test_report_at_fewer_steps(suite, tmp_path):
     """--steps N scores every run at its last evaluation up to N, and takes
     in the run cut short once it got that far."""

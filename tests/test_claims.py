@@ -43,6 +43,12 @@ def test_the_check_finds_a_figure_that_no_result_prints():
     assert not {'1.87', '211.4', '7,431'} & known
 
 
+def test_a_printed_decimal_sources_its_whole_number_rounding():
+    numbers = claims._numbers_of_text('| 100k | 5,503.9 | 0.031 |')
+    assert {'5,503.9', '5,504', '5504', '0.031'} <= numbers
+    assert not {'5,503', '5,505'} & numbers
+
+
 def test_a_readme_block_is_left_to_its_generator():
     text = ('<!-- generated: headline -->\nIts IQM is 9.876.\n'
             '<!-- end generated -->\nBut 5.432 here is prose.\n')

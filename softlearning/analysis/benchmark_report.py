@@ -263,10 +263,11 @@ def _write_success_csv(rates, path):
 
 
 def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
-                 confidence=0.95, table=None):
+                 confidence=0.95, table=None, compare=None):
     """Writes report.md, aggregates.csv, improvement.csv (and, for runs
     of goal-conditioned tasks, success_rates.csv) and the PNG figures into
-    ``output_dir``; returns a Report (its markdown, the
+    ``output_dir``; ``compare``: more 'X,Y' agent pairs for the
+    probabilities of improvement (see ``extra_pairs``). Returns a Report (its markdown, the
     notices about runs left out, the folder)."""
     if steps is not None and steps < 1:
         raise ResultsError(f"--steps must be a positive number, got {steps}.")
@@ -277,7 +278,7 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
     notices += unequal_runs_notices(scores)
     metrics = aggregate_metrics(scores, reps, seed, confidence)
     probabilities = improvement_probabilities(runs, scores, reps, seed,
-                                              confidence)
+                                              confidence, compare)
     successes = success_rates(runs, reps, seed, confidence)
     agents, _ = agents_and_tasks(runs)
     curves = {agent: aggregates.sample_efficiency_curve(

@@ -94,14 +94,35 @@ def comparison_pairs(agents):
     return pairs
 
 
+def extra_pairs(runs, compare):
+    """The (X, Y) agent-name pairs asked for beyond the comparison pairs
+    (``report --compare 'X,Y'``, e.g. an agent of one algorithm against a
+    peer's of another); a name no run has is an error naming those that
+    are there."""
+    names = sorted({run.identity.name for run in runs})
+    pairs = []
+    for text in compare or ():
+        pair = [name.strip() for name in text.split(',')]
+        unknown = [name for name in pair if name not in names]
+        if len(pair) != 2 or unknown or pair[0] == pair[1]:
+            raise ResultsError(
+                f"--compare takes two different agents as 'X,Y', got "
+                f"{text!r}; the agents are: {', '.join(names)}.")
+        pairs.append(tuple(pair))
+    return pairs
+
+
 def improvement_probabilities(runs, scores, reps=2000, seed=0,
-                              confidence=0.95):
+                              confidence=0.95, compare=None):
     """{(X, Y): (P(X > Y), low, high, tasks)} by agent name, for the
-    comparison pairs of the runs' agents, on the tasks both have runs on."""
+    comparison pairs of the runs' agents and the ``compare`` pairs
+    (``extra_pairs``), on the tasks both have runs on."""
     agents = sorted({run.identity for run in runs}, key=lambda a: a.name)
+    pairs = [(x.name, y.name) for x, y in comparison_pairs(agents)]
+    pairs += [pair for pair in extra_pairs(runs, compare)
+              if pair not in pairs]
     probabilities = {}
-    for x, y in comparison_pairs(agents):
-        x, y = x.name, y.name
+    for x, y in pairs:
         tasks = sorted(set(scores[x]) & set(scores[y]))
         if tasks:
             probabilities[x, y] = (*aggregates.probability_of_improvement_with_ci(

@@ -109,7 +109,7 @@ def _report_parser():
         'evaluation success rate with its interval; for each algorithm '
         'that two libraries ran, the '
         'probability of improvement P(softlearning X > other X) with its '
-        'interval (0.5: parity). Figures: the aggregate metrics, '
+        'interval (0.5: parity), and for each --compare pair. Figures: the aggregate metrics, '
         'sample-efficiency curves (IQM against environment steps) and '
         'performance profiles, with confidence bands. Writes report.md, '
         'aggregates.csv, improvement.csv (success_rates.csv, for goal-'
@@ -118,6 +118,11 @@ def _report_parser():
     parser.add_argument('--output-dir', default=None, metavar='OUT',
                         help='Folder for report.md and the figures '
                              '(default: <first DIR>/report).')
+    parser.add_argument('--compare', action='append', default=None,
+                        metavar='X,Y',
+                        help='Also give P(X > Y) for these two agents, '
+                             'named as in the report (e.g. "softlearning '
+                             'FastSAC,sbx CrossQ"); repeat for more pairs.')
     parser.add_argument('--steps', type=_positive_int, default=None,
                         metavar='N',
                         help='Score each run at its last evaluation at or '
@@ -199,7 +204,7 @@ def report_main(argv=None):
     try:
         report = write_report(_load(parser, args.paths), output_dir,
                               steps=args.steps, reps=args.reps,
-                              seed=args.seed)
+                              seed=args.seed, compare=args.compare)
     except (ResultsError, ValueError) as error:
         _fail(parser, error)
     for notice in report.notices:
