@@ -267,8 +267,8 @@ def write_report(trials, output_dir, steps=None, reps=2000, seed=0,
     """Writes report.md, aggregates.csv, improvement.csv (and, for runs
     of goal-conditioned tasks, success_rates.csv) and the PNG figures into
     ``output_dir``; ``compare``: more 'X,Y' agent pairs for the
-    probabilities of improvement (see ``extra_pairs``). Returns a Report (its markdown, the
-    notices about runs left out, the folder)."""
+    probabilities of improvement (see ``extra_pairs``). Returns a Report
+    (its markdown, the notices about runs left out, the folder)."""
     if steps is not None and steps < 1:
         raise ResultsError(f"--steps must be a positive number, got {steps}.")
     if reps < 1:

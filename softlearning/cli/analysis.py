@@ -109,9 +109,10 @@ def _report_parser():
         'evaluation success rate with its interval; for each algorithm '
         'that two libraries ran, the '
         'probability of improvement P(softlearning X > other X) with its '
-        'interval (0.5: parity), and for each --compare pair. Figures: the aggregate metrics, '
-        'sample-efficiency curves (IQM against environment steps) and '
-        'performance profiles, with confidence bands. Writes report.md, '
+        'interval (0.5: parity), and for each --compare pair. Figures: '
+        'the aggregate metrics, sample-efficiency curves (IQM against '
+        'environment steps) and performance profiles, with confidence '
+        'bands. Writes report.md, '
         'aggregates.csv, improvement.csv (success_rates.csv, for goal-'
         'conditioned tasks) and the PNGs, and prints the markdown. '
         'Unfinished runs are left out, with a notice.')
